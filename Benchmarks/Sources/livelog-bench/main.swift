@@ -1,0 +1,109 @@
+import Foundation
+
+let scenarios: [Scenario] = [
+]
+
+func usage() -> String {
+  """
+  usage: livelog-bench [--quick] [--scenario NAME]... [--sizes N,N,...] [--json FILE] [--list]
+
+  Runs each scenario with LiveLog and its peer on the same data in the same run and prints both
+  figures and their ratio (peer time / LiveLog time: above 1 means LiveLog is faster).
+
+  scenarios:
+  \(scenarios.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+  """
+}
+
+var selected: [String] = []
+var quick = false
+var sizes: [Int]? = nil
+var jsonPath = "benchmark-results.json"
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+  switch argument {
+  case "--quick": quick = true
+  case "--scenario":
+    guard let name = arguments.popFirst() else {
+      FileHandle.standardError.write(Data("--scenario needs a name\n".utf8))
+      exit(2)
+    }
+    selected.append(name)
+  case "--sizes":
+    guard let list = arguments.popFirst() else {
+      FileHandle.standardError.write(Data("--sizes needs a list such as 10000,100000\n".utf8))
+      exit(2)
+    }
+    let parsed = list.split(separator: ",").compactMap { Int($0) }
+    guard !parsed.isEmpty, parsed.allSatisfy({ $0 > 0 }) else {
+      FileHandle.standardError.write(Data("--sizes takes positive whole numbers: \(list)\n".utf8))
+      exit(2)
+    }
+    sizes = parsed
+  case "--json":
+    guard let path = arguments.popFirst() else {
+      FileHandle.standardError.write(Data("--json needs a file name\n".utf8))
+      exit(2)
+    }
+    jsonPath = path
+  case "--list":
+    print(scenarios.map(\.name).joined(separator: "\n"))
+    exit(0)
+  case "-h", "--help":
+    print(usage())
+    exit(0)
+  default:
+    FileHandle.standardError.write(Data("unknown argument \(argument)\n\n\(usage())\n".utf8))
+    exit(2)
+  }
+}
+
+let unknown = selected.filter { name in !scenarios.contains { $0.name == name } }
+guard unknown.isEmpty else {
+  FileHandle.standardError.write(Data("unknown scenario: \(unknown.joined(separator: ", "))\n\n\(usage())\n".utf8))
+  exit(2)
+}
+
+let workDirectory = FileManager.default.temporaryDirectory
+  .appendingPathComponent("livelog-bench-\(ProcessInfo.processInfo.processIdentifier)")
+try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: workDirectory) }
+
+let report = Report()
+let context = BenchmarkContext(
+  report: report,
+  repetitions: quick ? .quick : .standard,
+  sizes: sizes ?? (quick ? [10_000] : [10_000, 100_000, 1_000_000]),
+  quick: quick,
+  workDirectory: workDirectory
+)
+
+var failed = false
+for scenario in scenarios where selected.isEmpty || selected.contains(scenario.name) {
+  print("\n== \(scenario.name): \(scenario.summary)")
+  do {
+    try scenario.run(context)
+  } catch {
+    failed = true
+    FileHandle.standardError.write(Data("scenario \(scenario.name) failed: \(error)\n".utf8))
+  }
+}
+
+let metadata: [String: String] = [
+  "date": ISO8601DateFormatter().string(from: Date()),
+  "host": ProcessInfo.processInfo.hostName,
+  "cores": String(ProcessInfo.processInfo.activeProcessorCount),
+  "memory_bytes": String(ProcessInfo.processInfo.physicalMemory),
+  "os": ProcessInfo.processInfo.operatingSystemVersionString,
+  "mode": quick ? "quick" : "full",
+  "commit": ProcessInfo.processInfo.environment["LIVELOG_COMMIT"] ?? "unknown",
+  "toolchain": ProcessInfo.processInfo.environment["LIVELOG_TOOLCHAIN"] ?? "unknown",
+]
+do {
+  try report.write(to: jsonPath, metadata: metadata)
+  print("\nresults written to \(jsonPath)")
+} catch {
+  FileHandle.standardError.write(Data("could not write \(jsonPath): \(error)\n".utf8))
+  failed = true
+}
+exit(failed ? 1 : 0)

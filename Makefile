@@ -1,0 +1,48 @@
+# LiveLog — the two commands of the quick start are `make demo` and `make test`.
+# Every target installs what it needs and is missing (as root through apt-get; otherwise it prints
+# the exact command to run).
+
+SWIFT ?= swift
+STORE ?= $(CURDIR)/.build/demo.store
+BENCH_JSON ?= $(CURDIR)/Docs/benchmarks/results.json
+
+.PHONY: all build test demo bench bench-quick docs format lint deps deps-bench clean
+
+all: build
+
+deps:
+	@scripts/ensure-package.sh lmdb /usr/include/lmdb.h liblmdb-dev
+
+deps-bench: deps
+	@scripts/ensure-package.sh sqlite3 /usr/include/sqlite3.h libsqlite3-dev
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+demo: deps
+	$(SWIFT) build -c release --product livelog
+	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/livelog" "$(STORE)"
+
+bench: deps-bench
+	cd Benchmarks && $(SWIFT) build -c release
+	cd Benchmarks && "$$($(SWIFT) build -c release --show-bin-path)/livelog-bench" --json "$(BENCH_JSON)"
+
+bench-quick: deps-bench
+	cd Benchmarks && $(SWIFT) build -c release
+	cd Benchmarks && "$$($(SWIFT) build -c release --show-bin-path)/livelog-bench" --quick --json "$(CURDIR)/.build/bench-quick.json"
+
+docs: deps
+	@scripts/build-docs.sh
+
+format:
+	swift-format format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks/Sources Benchmarks/Package.swift Package.swift
+
+lint:
+	swift-format lint --recursive --configuration .swift-format Sources Tests Benchmarks/Sources
+
+clean:
+	rm -rf .build Benchmarks/.build

@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+  name: "LiveLog",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(name: "LiveLog", targets: ["LiveLog"]),
+    .library(name: "Changesets", targets: ["Changesets"]),
+    .library(name: "LMDB", targets: ["LMDB"]),
+    .executable(name: "livelog", targets: ["livelog"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CLMDB",
+      pkgConfig: "lmdb",
+      providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+    ),
+    .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strictSettings),
+    .target(name: "Changesets", swiftSettings: strictSettings),
+    .target(name: "LiveLog", dependencies: ["LMDB", "Changesets"], swiftSettings: strictSettings),
+    .executableTarget(name: "livelog", dependencies: ["LiveLog"], swiftSettings: strictSettings),
+    .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strictSettings),
+    .testTarget(name: "ChangesetsTests", dependencies: ["Changesets"], swiftSettings: strictSettings),
+    .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,6 @@
+import Changesets
+import Testing
+
+@Test func placeholder() {
+  #expect(Changeset() == Changeset())
+}
