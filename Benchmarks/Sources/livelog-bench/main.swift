@@ -1,7 +1,6 @@
 import Foundation
 
-let scenarios: [Scenario] = [
-]
+let scenarios: [Scenario] = []
 
 func usage() -> String {
   """
@@ -60,7 +59,8 @@ while let argument = arguments.popFirst() {
 
 let unknown = selected.filter { name in !scenarios.contains { $0.name == name } }
 guard unknown.isEmpty else {
-  FileHandle.standardError.write(Data("unknown scenario: \(unknown.joined(separator: ", "))\n\n\(usage())\n".utf8))
+  FileHandle.standardError.write(
+    Data("unknown scenario: \(unknown.joined(separator: ", "))\n\n\(usage())\n".utf8))
   exit(2)
 }
 

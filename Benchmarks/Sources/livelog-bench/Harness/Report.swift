@@ -56,7 +56,9 @@ final class Report {
       line += "  " + peer.engine
     }
     if !c.notes.isEmpty {
-      line += "  " + c.notes.sorted { $0.key < $1.key }.map { "\($0.key)=\(formatNumber($0.value))" }
+      line +=
+        "  "
+        + c.notes.sorted { $0.key < $1.key }.map { "\($0.key)=\(formatNumber($0.value))" }
         .joined(separator: " ")
     }
     print(line)

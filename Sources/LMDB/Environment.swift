@@ -1,0 +1,252 @@
+import CLMDB
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An LMDB environment: one memory-mapped file holding named databases, shared by every thread of
+/// this process and by other processes that open the same directory.
+///
+/// - Read transactions (`read`, `makeSnapshot`) may run on any thread and never block writers
+///   (the environment is opened with `MDB_NOTLS`).
+/// - Write transactions (`write`) are serialized: one at a time in this process, and LMDB's lock
+///   file serializes them across processes.
+/// - A write that fills the map grows it and runs again, up to `EnvironmentOptions.maximumMapSize`.
+public final class Environment: @unchecked Sendable {
+  // @unchecked: `handle` is used only through LMDB calls that are thread-safe under MDB_NOTLS;
+  // the map is guarded by `access` and writers by `writer`.
+  let handle: OpaquePointer
+  /// The directory holding `data.mdb` and `lock.mdb`.
+  public let path: String
+  /// The options it was opened with.
+  public let options: EnvironmentOptions
+  private let access = AccessLock()
+  private let writer = WriterLock()
+
+  /// Opens (and creates, unless read-only) the environment in the directory `path`, which must
+  /// exist. Clears reader slots left behind by processes that died (`mdb_reader_check`).
+  public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws {
+    var pointer: OpaquePointer?
+    try check(mdb_env_create(&pointer), "mdb_env_create")
+    guard let pointer else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
+    do {
+      try check(mdb_env_set_maxdbs(pointer, MDB_dbi(options.maxDatabases)), "mdb_env_set_maxdbs")
+      try check(mdb_env_set_maxreaders(pointer, UInt32(options.maxReaders)), "mdb_env_set_maxreaders")
+      var size = options.mapSize
+      if let maximum = options.maximumMapSize { size = Swift.min(size, maximum) }
+      try check(mdb_env_set_mapsize(pointer, size), "mdb_env_set_mapsize")
+      var flags = UInt32(MDB_NOTLS) | options.durability.environmentFlags
+      if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+      try check(mdb_env_open(pointer, path, flags, mode_t(options.fileMode)), "mdb_env_open(\(path))")
+      var dead: Int32 = 0
+      try check(mdb_reader_check(pointer, &dead), "mdb_reader_check")
+    } catch {
+      mdb_env_close(pointer)
+      throw error
+    }
+    self.handle = pointer
+    self.path = path
+    self.options = options
+  }
+
+  deinit {
+    mdb_env_close(handle)
+  }
+
+  // MARK: Transactions
+
+  /// Runs `body` in a read transaction over the latest committed state.
+  public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
+    while true {
+      let outcome: Result<R, any Error>? = access.withShared {
+        var txn: OpaquePointer?
+        let rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+        if rc == MDB_MAP_RESIZED { return nil }
+        if rc != MDB_SUCCESS { return .failure(LMDBError(code: rc, operation: "mdb_txn_begin(read)")) }
+        guard let txn else { return .failure(LMDBError(code: EINVAL, operation: "mdb_txn_begin(read)")) }
+        defer { mdb_txn_abort(txn) }
+        return Result { try body(Transaction(handle: txn)) }
+      }
+      if let outcome { return try outcome.get() }
+      try adoptGrownMap()
+    }
+  }
+
+  /// Runs `body` in a write transaction and commits it; if `body` throws, nothing is written.
+  ///
+  /// When the map fills up, the transaction is aborted, the map grows and `body` runs again, so
+  /// `body` may run more than once: keep its effects inside the transaction. When the map may not
+  /// grow further (`EnvironmentOptions.maximumMapSize`), the write fails with an error for which
+  /// `isMapLimitReached` is true, and the environment stays usable.
+  public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+    try writer.withLock {
+      while true {
+        let state = WriteState()
+        let outcome: Result<R, any Error>? = access.withShared {
+          var txn: OpaquePointer?
+          let rc = mdb_txn_begin(handle, nil, 0, &txn)
+          if rc == MDB_MAP_RESIZED { return nil }
+          if rc != MDB_SUCCESS { return .failure(LMDBError(code: rc, operation: "mdb_txn_begin(write)")) }
+          guard let txn else { return .failure(LMDBError(code: EINVAL, operation: "mdb_txn_begin(write)")) }
+          let value: R
+          do {
+            value = try body(WriteTransaction(handle: txn, state: state))
+          } catch {
+            mdb_txn_abort(txn)
+            return state.hitMapFull ? nil : .failure(error)
+          }
+          // mdb_txn_commit frees the transaction whether it succeeds or not.
+          let commit = mdb_txn_commit(txn)
+          if commit == MDB_MAP_FULL { state.hitMapFull = true }
+          if state.hitMapFull { return nil }
+          if commit != MDB_SUCCESS { return .failure(LMDBError(code: commit, operation: "mdb_txn_commit")) }
+          return .success(value)
+        }
+        if let outcome { return try outcome.get() }
+        if state.hitMapFull { try growMap() } else { try adoptGrownMap() }
+      }
+    }
+  }
+
+  /// Opens a read transaction that stays open until the snapshot is released, for results that
+  /// must see one state across many calls.
+  ///
+  /// A long-lived snapshot keeps LMDB from reusing the pages it sees, so the file grows while it
+  /// lives: release snapshots promptly.
+  public func makeSnapshot() throws -> Snapshot {
+    while true {
+      let outcome: Result<OpaquePointer, LMDBError>? = access.withShared {
+        var txn: OpaquePointer?
+        let rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+        if rc == MDB_MAP_RESIZED { return nil }
+        if rc != MDB_SUCCESS { return .failure(LMDBError(code: rc, operation: "mdb_txn_begin(snapshot)")) }
+        guard let txn else { return .failure(LMDBError(code: EINVAL, operation: "mdb_txn_begin(snapshot)")) }
+        return .success(txn)
+      }
+      if let outcome { return Snapshot(environment: self, transaction: try outcome.get()) }
+      try adoptGrownMap()
+    }
+  }
+
+  /// Runs `body` under the shared side of the map lock, for `Snapshot`.
+  func withMapAccess<R>(_ body: () throws -> R) rethrows -> R {
+    try access.withShared(body)
+  }
+
+  // MARK: Map size
+
+  /// Grows the map after `MDB_MAP_FULL`: doubles it (at least +64 MiB), up to the maximum.
+  private func growMap() throws {
+    try access.withExclusive { () in
+      let current = info.mapSize
+      var target = Swift.max(current * 2, current + (64 << 20))
+      if let maximum = options.maximumMapSize {
+        guard current < maximum else {
+          throw LMDBError(
+            code: LMDBError.mapLimitReachedCode, operation: "write",
+            message:
+              "the write needs a map larger than the maximum of \(maximum) bytes "
+              + "(EnvironmentOptions.maximumMapSize); nothing was written. Raise the maximum, "
+              + "or write smaller batches")
+        }
+        target = Swift.min(target, maximum)
+      }
+      try check(mdb_env_set_mapsize(handle, target), "mdb_env_set_mapsize(\(target))")
+    }
+  }
+
+  /// Takes on the larger map size another process has set (`MDB_MAP_RESIZED`).
+  private func adoptGrownMap() throws {
+    try access.withExclusive { () in
+      try check(mdb_env_set_mapsize(handle, 0), "mdb_env_set_mapsize(0)")
+    }
+  }
+
+  // MARK: Databases and maintenance
+
+  /// Runs `body` in a read transaction that is committed rather than aborted, so that database
+  /// handles it opens stay valid for the environment (LMDB closes handles opened in a transaction
+  /// that is aborted). For read-only environments, which cannot open a write transaction.
+  public func readOpeningDatabases<R>(_ body: (Transaction) throws -> R) throws -> R {
+    try access.withShared {
+      var txn: OpaquePointer?
+      try check(mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin(read)")
+      guard let txn else { throw LMDBError(code: EINVAL, operation: "mdb_txn_begin(read)") }
+      let value: R
+      do {
+        value = try body(Transaction(handle: txn))
+      } catch {
+        mdb_txn_abort(txn)
+        throw error
+      }
+      try check(mdb_txn_commit(txn), "mdb_txn_commit(read)")
+      return value
+    }
+  }
+
+  /// Opens the named database, creating it when `create` is true (in a write transaction).
+  public func openDatabase(
+    _ name: String, flags: DatabaseFlags = [], create: Bool, in txn: some ReadableTransaction
+  ) throws -> Database {
+    var dbi: MDB_dbi = 0
+    let allFlags = flags.rawValue | (create ? UInt32(MDB_CREATE) : 0)
+    try check(mdb_dbi_open(txn.handle, name, allFlags, &dbi), "mdb_dbi_open(\(name))")
+    return Database(handle: dbi, name: name, flags: flags)
+  }
+
+  /// Map size, pages in use, readers: `mdb_env_info` and `mdb_env_stat`.
+  public var info: EnvironmentInfo {
+    var info = MDB_envinfo()
+    mdb_env_info(handle, &info)
+    var stat = MDB_stat()
+    mdb_env_stat(handle, &stat)
+    return EnvironmentInfo(
+      mapSize: info.me_mapsize,
+      pageSize: Int(stat.ms_psize),
+      pagesUsed: info.me_last_pgno + 1,
+      lastTransactionID: info.me_last_txnid,
+      maxReaders: Int(info.me_maxreaders),
+      readersInUse: Int(info.me_numreaders)
+    )
+  }
+
+  /// Flushes data to the disk; after a `noSync` or `noMetaSync` load this makes it durable.
+  public func sync() throws {
+    try check(mdb_env_sync(handle, 1), "mdb_env_sync")
+  }
+
+  /// Clears reader slots left by processes that died; returns how many were cleared.
+  @discardableResult
+  public func clearStaleReaders() throws -> Int {
+    var dead: Int32 = 0
+    try check(mdb_reader_check(handle, &dead), "mdb_reader_check")
+    return Int(dead)
+  }
+
+  /// Writes a consistent copy of the environment into the existing, empty directory `path`
+  /// (`mdb_env_copy2`), while readers and writers go on. `compacting` omits free pages.
+  public func copy(to path: String, compacting: Bool = false) throws {
+    try check(mdb_env_copy2(handle, path, compacting ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2(\(path))")
+  }
+}
+
+/// Figures about an environment's map and readers.
+public struct EnvironmentInfo: Sendable, Hashable {
+  /// Current size of the memory map in bytes.
+  public var mapSize: Int
+  /// Size of one page in bytes.
+  public var pageSize: Int
+  /// Pages the data file uses (the highest page number plus one).
+  public var pagesUsed: Int
+  /// Id of the last committed write transaction.
+  public var lastTransactionID: Int
+  /// Reader slots in the lock file.
+  public var maxReaders: Int
+  /// Reader slots used at some point since the lock file was created (LMDB's high-water mark).
+  public var readersInUse: Int
+
+  /// Bytes of the map in use.
+  public var usedBytes: Int { pagesUsed * pageSize }
+}

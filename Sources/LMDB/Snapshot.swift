@@ -1,0 +1,26 @@
+import CLMDB
+
+/// A read transaction kept open across calls: every `read` sees the same committed state.
+///
+/// Safe to use from any thread, one call at a time or concurrently. The transaction ends when the
+/// snapshot is released.
+public final class Snapshot: @unchecked Sendable {
+  // @unchecked: a read-only MDB_txn under MDB_NOTLS may be used from any thread; reads go
+  // through the environment's map lock so that map growth never runs under them.
+  private let environment: Environment
+  private let transaction: OpaquePointer
+
+  init(environment: Environment, transaction: OpaquePointer) {
+    self.environment = environment
+    self.transaction = transaction
+  }
+
+  deinit {
+    mdb_txn_abort(transaction)
+  }
+
+  /// Runs `body` with the snapshot's transaction. Values it reads stay valid only inside `body`.
+  public func read<R>(_ body: (Transaction) throws -> R) rethrows -> R {
+    try environment.withMapAccess { try body(Transaction(handle: transaction)) }
+  }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// A file of repositories to ingest, held in memory and decoded on demand.
+///
+/// Decoding is separate from reading so that a whole input can be checked before anything of it
+/// is committed, then decoded again batch by batch without holding every record at once.
+public struct RecordFile: Sendable {
+  /// The file name as given (`-` for standard input).
+  public let source: String
+  /// The detected or requested format.
+  public let format: InputFormat
+  let bytes: [UInt8]
+
+  /// Wraps bytes already read; `format` overrides detection.
+  public init(source: String, bytes: [UInt8], format: InputFormat? = nil) {
+    self.source = source
+    self.bytes = bytes
+    self.format = format ?? bytes.withUnsafeBufferPointer { InputFormat.detect(source: source, bytes: $0) }
+  }
+
+  /// Reads the file at `path` (`-` reads standard input to its end).
+  public init(path: String, format: InputFormat? = nil) throws(InputError) {
+    let data: Data?
+    if path == "-" {
+      data = FileHandle.standardInput.readDataToEndOfFile()
+    } else {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw InputError(source: path, message: "no such file")
+      }
+      guard !isDirectory.boolValue else {
+        throw InputError(source: path, message: "is a directory, not a file")
+      }
+      data = FileManager.default.contents(atPath: path)
+    }
+    guard let data else { throw InputError(source: path, message: "cannot be read (check its permissions)") }
+    self.init(source: path, bytes: [UInt8](data), format: format)
+  }
+
+  /// Size of the input in bytes, the unit of `forEachMutation`'s progress.
+  public var byteCount: Int { bytes.count }
+
+  /// Decodes every mutation in order, calling `body` with it and the number of input bytes
+  /// consumed so far. Stops at the first malformed record with an `InputError` naming it.
+  public func forEachMutation(_ body: (Mutation, _ bytesRead: Int) throws -> Void) throws {
+    try bytes.withUnsafeBufferPointer { buffer in
+      switch format {
+      case .ndjson: try forEachLine(buffer, body)
+      case .array, .searchResponse: try forEachElement(buffer, body)
+      case .csv:
+        try CSVRecords(source: source, bytes: buffer).forEachRepository { repository, offset in
+          try body(.upsert(repository), offset)
+        }
+      }
+    }
+  }
+
+  /// Every mutation of the file, checked.
+  public func mutations() throws -> [Mutation] {
+    var mutations: [Mutation] = []
+    try forEachMutation { mutation, _ in mutations.append(mutation) }
+    return mutations
+  }
+
+  // MARK: Formats
+
+  private func forEachLine(
+    _ buffer: UnsafeBufferPointer<UInt8>, _ body: (Mutation, Int) throws -> Void
+  ) throws {
+    var start = 0
+    var line = 1
+    if buffer.count >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { start = 3 }
+    while start < buffer.count {
+      var end = start
+      while end < buffer.count && buffer[end] != 0x0A { end += 1 }
+      let lineBytes = UnsafeBufferPointer(rebasing: buffer[start..<end])
+      let locator = SourceLocator(source: source, text: lineBytes, firstLine: line, item: nil)
+      if lineBytes.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) {
+        let value: JSONValue
+        do {
+          value = try JSONParser.parse(lineBytes)
+        } catch {
+          throw locator.error(at: error.offset, error.message)
+        }
+        try body(try mutation(from: value, at: 0, locator: locator), end)
+      }
+      start = end + 1
+      line += 1
+    }
+  }
+
+  private func forEachElement(
+    _ buffer: UnsafeBufferPointer<UInt8>, _ body: (Mutation, Int) throws -> Void
+  ) throws {
+    let document: JSONValue
+    do {
+      document = try JSONParser.parse(buffer)
+    } catch {
+      throw SourceLocator(source: source, text: buffer, firstLine: 1, item: nil).error(
+        at: error.offset, error.message)
+    }
+    let elements: [JSONElement]
+    let prefix: String
+    switch document {
+    case .array(let array):
+      elements = array
+      prefix = ""
+    case .object(let object):
+      guard let items = object["items"] else {
+        throw InputError(source: source, line: 1, message: "a search response needs an \"items\" array")
+      }
+      guard case .array(let array) = items.value else {
+        throw SourceLocator(source: source, text: buffer, firstLine: 1, item: nil)
+          .error(at: items.offset, field: "items", "expected an array, found \(items.value.typeDescription)")
+      }
+      elements = array
+      prefix = "items"
+    default:
+      throw InputError(
+        source: source, line: 1,
+        message: "expected a JSON array or a search response object, found \(document.typeDescription)")
+    }
+    for (index, element) in elements.enumerated() {
+      let locator = SourceLocator(source: source, text: buffer, firstLine: 1, item: "\(prefix)[\(index)]")
+      try body(try mutation(from: element.value, at: element.offset, locator: locator), element.offset)
+    }
+  }
+
+  /// A repository object, `{"upsert": repository}` or `{"delete": ID}`.
+  private func mutation(from value: JSONValue, at offset: Int, locator: SourceLocator) throws(InputError)
+    -> Mutation
+  {
+    guard case .object(let object) = value else {
+      throw locator.error(at: offset, "expected a repository object, found \(value.typeDescription)")
+    }
+    let decoder = RepositoryDecoder(locator: locator)
+    if object["id"] == nil && object.members.count == 1, let member = object.members.first {
+      switch member.key {
+      case "upsert":
+        guard case .object(let repository) = member.value else {
+          throw locator.error(
+            at: member.offset, field: "upsert",
+            "expected a repository object, found \(member.value.typeDescription)")
+        }
+        return .upsert(try decoder.decode(repository, at: member.offset))
+      case "delete":
+        return .delete(id: try decoder.integer(member, "delete"))
+      default:
+        break
+      }
+    }
+    return .upsert(try decoder.decode(object, at: offset))
+  }
+}

@@ -1,0 +1,74 @@
+import LMDB
+
+/// One repository's change within a commit, as the log and the materialized state see it.
+struct RecordChange {
+  enum Kind { case inserted, updated, deleted }
+
+  var kind: Kind
+  var id: Int64
+  /// The row: the repository's place in insertion order, kept across updates.
+  var row: UInt64
+  /// The stored record before the change (updates and deletes).
+  var oldRecord: [UInt8]?
+  /// The record after the change (inserts and updates).
+  var newRecord: [UInt8]?
+}
+
+/// The current state: every repository by id, in insertion order, kept in the same write
+/// transaction as the log.
+///
+/// - `records`: row → encoded record. Rows count up from 1 in order of first insertion, so a
+///   cursor over `records` walks the unsorted result order, and posting lists of rows come out
+///   in result order too. An update keeps its row; a delete frees it for good, and a re-insert
+///   takes a new row at the end.
+/// - `rows`: id → row.
+/// - `meta`: the next row to hand out.
+struct Materializer: Sendable {
+  let records: Database
+  let rows: Database
+  let meta: Database
+
+  private static let nextRowKey = Array("next_row".utf8)
+
+  /// The row of repository `id`, if it is stored.
+  func row(of id: Int64, _ txn: some ReadableTransaction) throws -> UInt64? {
+    guard let value = try txn.get(rows, UInt64(bitPattern: id)) else { return nil }
+    guard value.count == 8 else {
+      throw StoreError.corruptState(reason: "row of id \(id) has \(value.count) bytes")
+    }
+    return value.loadUnaligned(as: UInt64.self)
+  }
+
+  /// The stored record at `row`, pointing into the map.
+  func record(at row: UInt64, _ txn: some ReadableTransaction) throws -> UnsafeRawBufferPointer? {
+    try txn.get(records, row)
+  }
+
+  func nextRow(_ txn: some ReadableTransaction) throws -> UInt64 {
+    guard let value = try txn.get(meta, Materializer.nextRowKey) else { return 1 }
+    guard value.count == 8 else { throw StoreError.corruptState(reason: "next_row has \(value.count) bytes") }
+    return value.loadUnaligned(as: UInt64.self)
+  }
+
+  /// Writes the changes of one commit to `records`, `rows` and `meta`.
+  func apply(_ changes: [RecordChange], nextRow: UInt64, _ txn: WriteTransaction) throws {
+    for change in changes {
+      switch change.kind {
+      case .inserted:
+        var row = change.row
+        try withUnsafeBytes(of: &row) { try txn.put(rows, UInt64(bitPattern: change.id), $0) }
+        // New rows are past every stored row, so they can be appended without a search.
+        try txn.put(records, change.row, change.newRecord ?? [], flags: .append)
+      case .updated:
+        try txn.put(records, change.row, change.newRecord ?? [])
+      case .deleted:
+        try txn.delete(rows, UInt64(bitPattern: change.id))
+        try txn.delete(records, change.row)
+      }
+    }
+    var next = nextRow
+    try withUnsafeBytes(of: &next) { bytes in
+      try Materializer.nextRowKey.withUnsafeBytes { try txn.put(meta, $0, bytes) }
+    }
+  }
+}

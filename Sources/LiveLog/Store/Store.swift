@@ -1,0 +1,248 @@
+import Foundation
+import LMDB
+
+/// A LiveLog store: an append-only log of repository changes and the materialized state built
+/// from it, in one LMDB environment in one directory.
+///
+/// ```swift
+/// let store = try Store(directory: "repos.store")
+/// let summary = try store.write([.upsert(repository), .delete(id: 42)])
+/// print(summary.lastLSN)   // the store's new version
+/// ```
+///
+/// A `Store` may be shared by every thread of a process, and several processes may open the same
+/// directory: reads never wait, and writes are serialized (one at a time in this process, and by
+/// LMDB's lock across processes).
+public final class Store: Sendable {
+  /// The store's directory.
+  public let directory: String
+  /// The options it was opened with.
+  public let options: StoreOptions
+  let environment: Environment
+  let log: EventLog
+  let materializer: Materializer
+
+  /// Opens the store in `directory`, creating it if the directory does not exist or is empty.
+  ///
+  /// Throws `StoreError.notAStore` for a directory that holds something else and
+  /// `StoreError.unsupportedFormat` for a store of a newer format; in both cases nothing in the
+  /// directory is changed.
+  public init(directory: String, options: StoreOptions = StoreOptions()) throws {
+    self.directory = directory
+    self.options = options
+    _ = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
+    let environment: Environment
+    do {
+      environment = try Environment(path: directory, options: options.environmentOptions)
+    } catch let error as LMDBError where error.isAccessDenied {
+      throw StoreError.readOnly(path: directory)
+    } catch let error as LMDBError where error.isInvalidFile {
+      throw StoreError.notAStore(path: directory, reason: "its data.mdb is not an LMDB file")
+    }
+    self.environment = environment
+    let names = StoreLayout.self
+    let open = { (txn: any ReadableTransaction, create: Bool) throws -> (EventLog, Materializer) in
+      let log = try environment.openDatabase(names.log, flags: .integerKey, create: create, in: txn)
+      let records = try environment.openDatabase(names.records, flags: .integerKey, create: create, in: txn)
+      let rows = try environment.openDatabase(names.rows, flags: .integerKey, create: create, in: txn)
+      let meta = try environment.openDatabase(names.meta, create: create, in: txn)
+      return (EventLog(database: log), Materializer(records: records, rows: rows, meta: meta))
+    }
+    do {
+      if options.readOnly {
+        (log, materializer) = try environment.readOpeningDatabases { try open($0, false) }
+      } else {
+        (log, materializer) = try environment.write { try open($0, true) }
+      }
+    } catch let error as LMDBError where error.isNotFound {
+      throw StoreError.notAStore(path: directory, reason: "its databases are missing")
+    }
+  }
+
+  /// The store's version: the LSN of the last committed event, 0 for an empty store.
+  public func version() throws -> UInt64 {
+    try environment.read { try log.lastLSN($0) }
+  }
+
+  /// The repository with `id` as of now, or `nil`.
+  public func repository(id: Int64) throws -> Repository? {
+    try environment.read { txn in
+      guard let row = try materializer.row(of: id, txn), let bytes = try materializer.record(at: row, txn)
+      else {
+        return nil
+      }
+      return try StoredRecord.repository(bytes, row: row)
+    }
+  }
+
+  /// Number of repositories in the store.
+  public func count() throws -> Int {
+    try environment.read { try $0.statistics(materializer.records).entries }
+  }
+
+  // MARK: Writing
+
+  /// Applies `mutations` as one atomic commit and returns what it did.
+  ///
+  /// Within the batch the last mutation on an id wins. An upsert identical to the stored
+  /// repository, or a delete of an id the store lacks, writes no event. Either every event of the
+  /// commit and its materialized state are written, or (on any error) nothing is.
+  @discardableResult
+  public func write(_ mutations: some Sequence<Mutation>) throws -> CommitSummary {
+    guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
+    let batch = Batch(mutations)
+    let time = CommitTime(microsecondsSince1970: Int64(Date().timeIntervalSince1970 * 1_000_000))
+    return try environment.write { txn in
+      var summary = CommitSummary()
+      var nextRow = try materializer.nextRow(txn)
+      var changes: [RecordChange] = []
+      changes.reserveCapacity(batch.mutations.count)
+      for mutation in batch.mutations {
+        switch mutation {
+        case .upsert(let repository):
+          let record = RecordCodec.encode(repository.fieldValues)
+          if let row = try materializer.row(of: repository.id, txn) {
+            guard let stored = try materializer.record(at: row, txn) else {
+              throw StoreError.corruptState(
+                reason: "id \(repository.id) maps to row \(row), which has no record")
+            }
+            if stored.elementsEqual(record) {
+              summary.unchanged += 1
+              continue
+            }
+            changes.append(
+              RecordChange(
+                kind: .updated, id: repository.id, row: row, oldRecord: Array(stored), newRecord: record))
+            summary.updated += 1
+          } else {
+            changes.append(RecordChange(kind: .inserted, id: repository.id, row: nextRow, newRecord: record))
+            nextRow += 1
+            summary.inserted += 1
+          }
+        case .delete(let id):
+          guard let row = try materializer.row(of: id, txn) else {
+            summary.unchanged += 1
+            continue
+          }
+          let stored = try materializer.record(at: row, txn).map { Array($0) }
+          changes.append(RecordChange(kind: .deleted, id: id, row: row, oldRecord: stored))
+          summary.deleted += 1
+        }
+      }
+      guard !changes.isEmpty else { return summary }
+      var lsn = try log.lastLSN(txn)
+      summary.firstLSN = lsn + 1
+      for (index, change) in changes.enumerated() {
+        lsn += 1
+        let ends = index == changes.count - 1
+        let event =
+          switch change.kind {
+          case .inserted, .updated:
+            EventCodec.encodeUpsert(record: change.newRecord ?? [], lsn: lsn, time: time, endsCommit: ends)
+          case .deleted:
+            EventCodec.encodeDelete(id: change.id, lsn: lsn, time: time, endsCommit: ends)
+          }
+        try log.append(event, at: lsn, txn)
+      }
+      summary.lastLSN = lsn
+      summary.commits = 1
+      try materializer.apply(changes, nextRow: nextRow, txn)
+      return summary
+    }
+  }
+
+  // MARK: Reading the log
+
+  /// Calls `body` with each event from `first` through `last` (default: the end), in order,
+  /// until it returns false. Every event's checksum is checked.
+  public func forEachEvent(
+    from first: UInt64 = 1, through last: UInt64? = nil, _ body: (Event) throws -> Bool
+  )
+    throws
+  {
+    let snapshot = try environment.makeSnapshot()
+    try snapshot.read { txn in
+      let end = try last ?? log.lastLSN(txn)
+      try log.forEach(from: Swift.max(first, 1), through: end, txn, body)
+    }
+  }
+
+  /// The events from `first` through `last` (default: the end).
+  public func events(from first: UInt64 = 1, through last: UInt64? = nil) throws -> [Event] {
+    var events: [Event] = []
+    try forEachEvent(from: first, through: last) {
+      events.append($0)
+      return true
+    }
+    return events
+  }
+}
+
+/// The mutations of one commit after the last mutation on each id has won, in the order of
+/// those last mutations.
+struct Batch {
+  var mutations: [Mutation]
+
+  init(_ mutations: some Sequence<Mutation>) {
+    var latest: [Int64: Int] = [:]
+    var all: [Mutation] = []
+    for mutation in mutations {
+      latest[mutation.id] = all.count
+      all.append(mutation)
+    }
+    if latest.count == all.count {
+      self.mutations = all
+    } else {
+      self.mutations = all.indices.filter { latest[all[$0].id] == $0 }.map { all[$0] }
+    }
+  }
+}
+
+/// Names of the store's LMDB databases.
+enum StoreLayout {
+  static let log = "log"
+  static let records = "records"
+  static let rows = "rows"
+  static let meta = "meta"
+}
+
+/// Decoding of records read from the `records` database.
+enum StoredRecord {
+  static func repository(_ bytes: UnsafeRawBufferPointer, row: UInt64) throws -> Repository {
+    let values: [FieldValue]
+    do {
+      values = try RecordCodec.decode(bytes, schema: Repository.schema)
+    } catch {
+      throw StoreError.corruptState(reason: "record at row \(row): \(error)")
+    }
+    guard let repository = Repository(fieldValues: values) else {
+      throw StoreError.corruptState(reason: "record at row \(row) lacks an id or a full name")
+    }
+    return repository
+  }
+}
+
+extension Store {
+  /// Flushes every commit to the disk: after writes in `.noSync` or `.noMetaSync` mode, this
+  /// makes them durable.
+  public func sync() throws {
+    try environment.sync()
+  }
+}
+
+extension Store {
+  /// Every repository in insertion order (the order of unsorted results).
+  func allRepositories() throws -> [Repository] {
+    try environment.read { txn in
+      try txn.withCursor(materializer.records) { cursor in
+        var result: [Repository] = []
+        var entry = try cursor.first()
+        while let current = entry {
+          result.append(try StoredRecord.repository(current.value, row: current.integerKey ?? 0))
+          entry = try cursor.next()
+        }
+        return result
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// The directory of a store and its format marker, the `LIVELOG` file.
+///
+/// The marker is written before LMDB creates anything, and checked before LMDB opens anything,
+/// so that opening a directory that is not a store (or is a newer one) changes nothing in it.
+struct StoreDirectory {
+  static let markerName = "LIVELOG"
+  /// The format this build writes and the newest it reads. Bump when the layout of any database
+  /// or encoding changes incompatibly.
+  static let currentFormat = 1
+
+  let path: String
+
+  /// Checks (or, for a new store, creates) the directory and its marker; returns the format.
+  func prepare(readOnly: Bool) throws -> Int {
+    let manager = FileManager.default
+    var isDirectory: ObjCBool = false
+    if !manager.fileExists(atPath: path, isDirectory: &isDirectory) {
+      guard !readOnly else { throw StoreError.notAStore(path: path, reason: "it does not exist") }
+      try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
+      try writeMarker()
+      return StoreDirectory.currentFormat
+    }
+    guard isDirectory.boolValue else {
+      throw StoreError.notAStore(path: path, reason: "it is a file, not a directory")
+    }
+    let markerPath = (path as NSString).appendingPathComponent(StoreDirectory.markerName)
+    guard manager.fileExists(atPath: markerPath) else {
+      let contents = (try? manager.contentsOfDirectory(atPath: path)) ?? []
+      guard contents.isEmpty, !readOnly else {
+        throw StoreError.notAStore(
+          path: path,
+          reason: "it has no \(StoreDirectory.markerName) file but holds \(contents.count) other entries")
+      }
+      try writeMarker()
+      return StoreDirectory.currentFormat
+    }
+    guard let data = manager.contents(atPath: markerPath), let text = String(data: data, encoding: .utf8)
+    else {
+      throw StoreError.notAStore(path: path, reason: "its \(StoreDirectory.markerName) file cannot be read")
+    }
+    let format = try StoreDirectory.parseMarker(text, path: path)
+    guard format <= StoreDirectory.currentFormat else {
+      throw StoreError.unsupportedFormat(path: path, found: format, supported: StoreDirectory.currentFormat)
+    }
+    return format
+  }
+
+  static func parseMarker(_ text: String, path: String) throws -> Int {
+    let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    guard lines.first == "LiveLog store",
+      let formatLine = lines.first(where: { $0.hasPrefix("format ") }),
+      let format = Int(formatLine.dropFirst("format ".count)), format >= 1
+    else {
+      throw StoreError.notAStore(path: path, reason: "its \(markerName) file is not a LiveLog marker")
+    }
+    return format
+  }
+
+  /// Writes the marker atomically (a temporary file renamed into place).
+  private func writeMarker() throws {
+    let text = "LiveLog store\nformat \(StoreDirectory.currentFormat)\n"
+    let url = URL(fileURLWithPath: path).appendingPathComponent(StoreDirectory.markerName)
+    try Data(text.utf8).write(to: url, options: .atomic)
+  }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import LMDB
+
+/// Counts and sizes of a store.
+public struct StoreStatistics: Sendable, Hashable {
+  /// Entries and bytes of one LMDB database of the store.
+  public struct DatabaseSize: Sendable, Hashable {
+    public var name: String
+    public var entries: Int
+    public var bytes: Int
+  }
+
+  /// The store's format version (the `LIVELOG` marker).
+  public var format: Int
+  /// The last committed LSN.
+  public var version: UInt64
+  /// Repositories stored now.
+  public var records: Int
+  /// Events in the log.
+  public var events: Int
+  /// Size of the memory map in bytes (address space, not disk).
+  public var mapSize: Int
+  /// Bytes of the map in use: the high-water mark of the data file's pages.
+  public var mapUsed: Int
+  /// Size of `data.mdb` on disk.
+  public var fileSize: Int
+  /// Reader slots used at some point since the lock file was created.
+  public var readersUsed: Int
+  /// Reader slots in the lock file.
+  public var maxReaders: Int
+  /// Every database of the store.
+  public var databases: [DatabaseSize]
+}
+
+extension Store {
+  /// Counts and sizes of the store, from one read snapshot.
+  public func statistics() throws -> StoreStatistics {
+    let info = environment.info
+    let path = URL(fileURLWithPath: directory).appendingPathComponent("data.mdb").path
+    let fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    return try environment.read { txn in
+      let databases = try allDatabases.map { database in
+        let stats = try txn.statistics(database)
+        return StoreStatistics.DatabaseSize(name: database.name, entries: stats.entries, bytes: stats.bytes)
+      }
+      return StoreStatistics(
+        format: StoreDirectory.currentFormat,
+        version: try log.lastLSN(txn),
+        records: try txn.statistics(materializer.records).entries,
+        events: try txn.statistics(log.database).entries,
+        mapSize: info.mapSize,
+        mapUsed: info.usedBytes,
+        fileSize: fileSize,
+        readersUsed: info.readersInUse,
+        maxReaders: info.maxReaders,
+        databases: databases
+      )
+    }
+  }
+
+  var allDatabases: [Database] {
+    [log.database, materializer.records, materializer.rows, materializer.meta]
+  }
+}

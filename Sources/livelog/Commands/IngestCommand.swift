@@ -1,0 +1,153 @@
+import Foundation
+import LiveLog
+
+let ingestCommand = Command(
+  name: "ingest",
+  summary: "add repositories from search responses, JSON arrays, NDJSON or CSV",
+  help: """
+    usage: livelog ingest [--batch N] [--format text|json] [--input-format FORMAT]
+                          [--durability durable|no-meta-sync|no-sync] [--every-version] FILE...
+
+    Reads each FILE (- for standard input) and commits its mutations: a search-API response
+    ({"items": [...]}), a JSON array of repositories, NDJSON whose lines are repositories,
+    {"upsert": {...}} or {"delete": ID}, or CSV whose header names API fields.
+
+    Every input is checked completely before anything is committed: a malformed record stops the
+    ingest with exit status 2, a message naming file, line, column and field, and nothing written.
+    Each file is one atomic commit, or with --batch N each run of N mutations. Within a commit
+    the last mutation on an id wins; an upsert identical to the stored repository writes no event.
+
+    options:
+      --batch N            commit every N mutations instead of once per file
+      --format text|json   the summary as text (default) or one JSON object with first_lsn,
+                           last_lsn, inserted, updated, unchanged, deleted, commits
+      --input-format F     search-response, array, ndjson or csv (default: detected)
+      --durability D       durable (default: fsync every commit), no-meta-sync, or no-sync
+                           (fastest; an operating-system crash may lose recent commits)
+      --every-version      commit every input's version of a repository, even when a later
+                           input of this ingest replaces it (to record observations as history)
+    """,
+  run: { arguments, context in
+    let batchSize = try arguments.integer("--batch", in: 1...10_000_000)
+    let format = try arguments.choice("--format", ["text", "json"]) ?? "text"
+    let inputFormat = try arguments.choice("--input-format", InputFormat.allCases.map(\.rawValue))
+      .flatMap(InputFormat.init(rawValue:))
+    let durability = try arguments.choice("--durability", ["durable", "no-meta-sync", "no-sync"])
+    let everyVersion = arguments.flag("--every-version")
+    let paths = try arguments.remaining()
+    guard !paths.isEmpty else {
+      throw UsageError(message: "ingest needs at least one FILE (- for standard input)")
+    }
+
+    // Check everything before writing anything.
+    let files = try paths.map { try RecordFile(path: $0, format: inputFormat) }
+    let totalBytes = files.reduce(0) { $0 + $1.byteCount }
+    let checking = ProgressBar("checking", total: totalBytes)
+    var kept: [[Mutation]?] = []
+    var keptCount = 0
+    var checkedBytes = 0
+    // The position, in the whole input stream, of the last mutation of each id.
+    var lastPosition: [Int64: Int] = [:]
+    var position = 0
+    for file in files {
+      var mutations: [Mutation] = []
+      var keep = keptCount < 500_000
+      try file.forEachMutation { mutation, bytesRead in
+        lastPosition[mutation.id] = position
+        position += 1
+        if keep {
+          mutations.append(mutation)
+          if keptCount + mutations.count >= 500_000 {
+            keep = false
+            mutations = []
+          }
+        }
+        checking.update(checkedBytes + bytesRead)
+      }
+      checkedBytes += file.byteCount
+      kept.append(keep ? mutations : nil)
+      if keep { keptCount += mutations.count }
+    }
+    checking.finish()
+
+    var options = StoreOptions()
+    switch durability {
+    case "no-meta-sync": options.durability = .noMetaSync
+    case "no-sync": options.durability = .noSync
+    default: options.durability = .durable
+    }
+    let store = try context.openStore(durability: options)
+    let writing = ProgressBar("ingesting", total: totalBytes)
+    var total = CommitSummary()
+    var lines: [String] = []
+    var writtenBytes = 0
+    position = 0
+    /// Whether a later mutation of this ingest replaces the one at `position`.
+    func isSuperseded(_ mutation: Mutation) -> Bool {
+      defer { position += 1 }
+      return !everyVersion && lastPosition[mutation.id] != position
+    }
+    for (index, file) in files.enumerated() {
+      var fileSummary = CommitSummary()
+      func commit(_ mutations: [Mutation]) throws {
+        fileSummary.accumulate(try store.write(mutations))
+      }
+      if let mutations = kept[index], batchSize == nil {
+        try commit(mutations.filter { !isSuperseded($0) })
+      } else {
+        var pending: [Mutation] = []
+        let limit = batchSize ?? Int.max
+        try file.forEachMutation { mutation, bytesRead in
+          if isSuperseded(mutation) { return }
+          pending.append(mutation)
+          if pending.count >= limit {
+            try commit(pending)
+            pending.removeAll(keepingCapacity: true)
+            writing.update(writtenBytes + bytesRead, detail: "\(grouped(fileSummary.events)) events")
+          }
+        }
+        if !pending.isEmpty { try commit(pending) }
+      }
+      writtenBytes += file.byteCount
+      writing.update(writtenBytes, detail: "\(grouped(total.events + fileSummary.events)) events")
+      total.accumulate(fileSummary)
+      lines.append("\(file.source): \(describe(fileSummary))")
+    }
+    if options.durability != .durable { try store.sync() }
+    writing.finish()
+
+    let version = try store.version()
+    let count = try store.count()
+    if format == "json" {
+      var object: [String] = []
+      object.append("\"first_lsn\":\(total.firstLSN.map(String.init) ?? "null")")
+      object.append("\"last_lsn\":\(total.lastLSN.map(String.init) ?? "null")")
+      object.append("\"inserted\":\(total.inserted)")
+      object.append("\"updated\":\(total.updated)")
+      object.append("\"unchanged\":\(total.unchanged)")
+      object.append("\"deleted\":\(total.deleted)")
+      object.append("\"commits\":\(total.commits)")
+      object.append("\"version\":\(version)")
+      context.output.line("{" + object.joined(separator: ",") + "}")
+    } else {
+      for line in lines { context.output.line(line) }
+      if files.count > 1 { context.output.line("total: \(describe(total))") }
+      let plural = total.commits == 1 ? "" : "s"
+      context.output.line(
+        "\(total.commits) commit\(plural); store version \(version); \(grouped(count)) repositories")
+    }
+    return 0
+  }
+)
+
+private func describe(_ summary: CommitSummary) -> String {
+  var text =
+    "\(grouped(summary.inserted)) inserted, \(grouped(summary.updated)) updated, "
+    + "\(grouped(summary.unchanged)) unchanged, \(grouped(summary.deleted)) deleted"
+  if let first = summary.firstLSN, let last = summary.lastLSN {
+    text += first == last ? " (LSN \(first))" : " (LSN \(first)–\(last))"
+  } else {
+    text += " (no events)"
+  }
+  return text
+}

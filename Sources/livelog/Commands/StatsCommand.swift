@@ -1,0 +1,76 @@
+import Foundation
+import LiveLog
+
+let statsCommand = Command(
+  name: "stats",
+  summary: "counts, sizes, version and map usage of the store",
+  help: """
+    usage: livelog stats [--format text|json]
+
+    Prints the store's version (last LSN), the number of repositories and events, the size of
+    each database, the memory map's use and the reader slots.
+    """,
+  run: { arguments, context in
+    let format = try arguments.choice("--format", ["text", "json"]) ?? "text"
+    try arguments.finish()
+    let store = try context.openStore(readOnly: true)
+    let stats = try store.statistics()
+    if format == "json" {
+      var parts = [
+        "\"path\":\(jsonString(store.directory))", "\"format\":\(stats.format)",
+        "\"version\":\(stats.version)",
+        "\"records\":\(stats.records)", "\"events\":\(stats.events)", "\"map_size\":\(stats.mapSize)",
+        "\"map_used\":\(stats.mapUsed)", "\"file_size\":\(stats.fileSize)",
+        "\"readers_used\":\(stats.readersUsed)", "\"max_readers\":\(stats.maxReaders)",
+      ]
+      let databases = stats.databases.map {
+        "\(jsonString($0.name)):{\"entries\":\($0.entries),\"bytes\":\($0.bytes)}"
+      }
+      parts.append("\"databases\":{\(databases.joined(separator: ","))}")
+      context.output.line("{\(parts.joined(separator: ","))}")
+    } else {
+      let out = context.output
+      out.line("store:        \(store.directory) (format \(stats.format))")
+      out.line("version:      \(stats.version) (last LSN)")
+      out.line("records:      \(grouped(stats.records))")
+      out.line("events:       \(grouped(stats.events))")
+      let percent = stats.mapSize > 0 ? Double(stats.mapUsed) * 100 / Double(stats.mapSize) : 0
+      out.line(
+        "map:          \(byteSize(stats.mapUsed)) used of \(byteSize(stats.mapSize)) (\(String(format: "%.1f", percent))%)"
+      )
+      out.line("file:         \(byteSize(stats.fileSize))")
+      out.line("readers:      \(stats.readersUsed) of \(stats.maxReaders) slots used")
+      out.line("databases:")
+      for database in stats.databases {
+        out.line(
+          "  \(database.name.padding(toLength: 14, withPad: " ", startingAt: 0))"
+            + "\(grouped(database.entries).leftPadded(12)) entries  \(byteSize(database.bytes).leftPadded(10))"
+        )
+      }
+    }
+    return 0
+  }
+)
+
+/// A JSON string literal.
+func jsonString(_ text: String) -> String {
+  var result = "\""
+  for scalar in text.unicodeScalars {
+    switch scalar {
+    case "\"": result += "\\\""
+    case "\\": result += "\\\\"
+    case "\n": result += "\\n"
+    case "\r": result += "\\r"
+    case "\t": result += "\\t"
+    case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+    default: result.unicodeScalars.append(scalar)
+    }
+  }
+  return result + "\""
+}
+
+extension String {
+  func leftPadded(_ width: Int) -> String {
+    count >= width ? self : String(repeating: " ", count: width - count) + self
+  }
+}

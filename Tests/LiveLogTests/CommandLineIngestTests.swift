@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import LiveLog
+
+/// The command-line contract of `ingest`, `log` and `stats`, driven through the real executable.
+@Suite struct CommandLineIngestTests {
+  @Test func ingestingTheAPIFilesTwiceAppendsNothingTheSecondTime() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    let first = try tool.run(["ingest", "--format", "json"] + Fixtures.apiRepoFiles)
+    #expect(first.status == 0, "\(first.stderr)")
+    let summary = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+    #expect(summary?["inserted"] as? Int == 3_965)
+    #expect(summary?["commits"] as? Int == 5)
+    let second = try tool.run(["ingest", "--format", "json"] + Fixtures.apiRepoFiles)
+    let again = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any]
+    #expect(again?["commits"] as? Int == 0)
+    #expect(again?["unchanged"] as? Int == 3_965)
+    #expect(again?["first_lsn"] is NSNull)
+
+    let stats = try tool.run(["stats", "--format", "json"])
+    let figures = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
+    #expect(figures?["records"] as? Int == 3_965)
+    #expect(figures?["version"] as? Int == 3_965)
+
+    let log = try tool.run(["log", "--format", "ndjson"])
+    let lines = log.stdout.split(separator: "\n")
+    #expect(lines.count == 3_965)
+    for (index, line) in lines.enumerated() {
+      let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      #expect(event?["lsn"] as? Int == index + 1)
+      #expect(event?["op"] as? String == "upsert")
+      #expect(event?["time"] is String && event?["id"] is Int && event?["record"] is [String: Any])
+    }
+  }
+
+  @Test func everyVersionRecordsEachObservation() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    let files = ["05", "11", "06"].map(Fixtures.searchResponse)
+    let result = try tool.run(["ingest", "--every-version", "--format", "json"] + files)
+    let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    #expect(summary?["commits"] as? Int == 3)
+    #expect((summary?["updated"] as? Int ?? 0) > 0)
+  }
+
+  @Test(arguments: [
+    ("truncated.json", #"{"items": [{"id": 1, "full_name": "a/b"}, {"id": 2, "full_"#, "truncated.json:1:"),
+    (
+      "no-id.ndjson", "{\"id\": 1, \"full_name\": \"a/b\"}\n{\"full_name\": \"c/d\"}\n",
+      "no-id.ndjson:2:1: field 'id'"
+    ),
+    (
+      "types.ndjson", "{\"id\": 1, \"full_name\": \"a/b\", \"fork\": \"yes\"}\n",
+      "types.ndjson:1:39: field 'fork'"
+    ),
+    (
+      "long.ndjson",
+      "{\"id\": 1, \"full_name\": \"a/b\", \"description\": \"\(String(repeating: "é", count: 600_000))\"}\n",
+      "field 'description'"
+    ),
+  ])
+  func badInputExitsTwoNamesThePlaceAndWritesNothing(name: String, content: String, expected: String) throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    let good = directory.child("good.ndjson")
+    try Data("{\"id\": 7, \"full_name\": \"x/y\"}\n".utf8).write(to: URL(fileURLWithPath: good))
+    #expect(try tool.run(["ingest", good]).status == 0)
+    let bad = directory.child(name)
+    try Data(content.utf8).write(to: URL(fileURLWithPath: bad))
+    // The good file first: nothing of it may be committed either.
+    let other = directory.child("other.ndjson")
+    try Data("{\"id\": 8, \"full_name\": \"x/z\"}\n".utf8).write(to: URL(fileURLWithPath: other))
+    let result = try tool.run(["ingest", other, bad])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains(expected), "\(result.stderr.prefix(300))")
+    let stats = try tool.run(["stats", "--format", "json"])
+    let figures = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
+    #expect(figures?["version"] as? Int == 1)
+  }
+
+  @Test func invalidUTF8OnStandardInputExitsTwo() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    let path = directory.child("bad.ndjson")
+    try Data([
+      0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x31, 0x2C, 0x22, 0x66, 0x75, 0x6C, 0x6C, 0x5F, 0x6E, 0x61, 0x6D,
+      0x65, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D,
+    ])
+    .write(to: URL(fileURLWithPath: path))
+    let result = try tool.run(["ingest", path])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("UTF-8"))
+  }
+
+  @Test func usageErrorsExitTwoWithHelp() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    #expect(try tool.run(["ingest"]).status == 2)
+    #expect(try tool.run(["ingest", "--batch", "zero", "x"]).status == 2)
+    #expect(try tool.run(["frobnicate"]).status == 2)
+    #expect(try tool.run(["log", "--colour"]).status == 2)
+    let help = try tool.run(["ingest", "--help"])
+    #expect(help.status == 0 && help.stdout.contains("usage: livelog ingest"))
+    let missing = try tool.run(["ingest", directory.child("nope.json")])
+    #expect(missing.status == 2 && missing.stderr.contains("no such file"))
+  }
+
+  @Test func standardInputAndBatchesCommitInChunks() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    let lines = (1...25).map { "{\"id\": \($0), \"full_name\": \"o/r\($0)\"}" }.joined(separator: "\n")
+    let result = try tool.run(["ingest", "--batch", "10", "--format", "json", "-"], input: lines)
+    let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    #expect(summary?["commits"] as? Int == 3)
+    #expect(summary?["last_lsn"] as? Int == 25)
+    let log = try tool.run(["log", "--format", "ndjson", "--from", "10", "--to", "11"])
+    let ends = log.stdout.split(separator: "\n").map { $0.contains("\"commit_end\":true") }
+    #expect(ends == [true, false])
+  }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Runs the `livelog` executable built next to the test bundle, as a user would.
+struct CommandLineTool {
+  struct Result {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  /// The built `livelog`: `$LIVELOG_BINARY`, else beside the test runner.
+  static let executable: String = {
+    if let path = ProcessInfo.processInfo.environment["LIVELOG_BINARY"] { return path }
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return runner.appendingPathComponent("livelog").path
+  }()
+
+  let store: String
+
+  /// Runs `livelog --store STORE arguments...`, feeding `input` to standard input.
+  @discardableResult
+  func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLineTool.executable)
+    process.arguments = ["--store", store] + arguments
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let stdout = Pipe()
+    let stderr = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = stdin
+    try process.run()
+    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+    try stdin.fileHandleForWriting.close()
+    // Read both pipes to their ends before waiting, so a large output cannot block the child.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var errorData = Data()
+    group.enter()
+    DispatchQueue.global().async {
+      errorData = stderr.fileHandleForReading.readDataToEndOfFile()
+      group.leave()
+    }
+    let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus,
+      stdout: String(decoding: outputData, as: UTF8.self),
+      stderr: String(decoding: errorData, as: UTF8.self))
+  }
+}
