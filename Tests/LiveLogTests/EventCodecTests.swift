@@ -79,3 +79,14 @@ import Testing
     #expect(CRC32C.checksum(b, continuing: CRC32C.checksum(a)) == CRC32C.checksum(a + b))
   }
 }
+
+@Suite struct RecordCodecTests {
+  @Test func theDirectEncodingEqualsTheSchemaDrivenOne() throws {
+    for repository in EventCodecTests.repositories {
+      let direct = RecordCodec.encode(repository)
+      #expect(direct == RecordCodec.encode(repository.fieldValues))
+      let decoded = try direct.withUnsafeBytes { try RecordCodec.decode($0, schema: Repository.schema) }
+      #expect(Repository(fieldValues: decoded) == repository)
+    }
+  }
+}

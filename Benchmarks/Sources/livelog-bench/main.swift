@@ -1,6 +1,8 @@
 import Foundation
 
-let scenarios: [Scenario] = []
+let scenarios: [Scenario] = [
+  ingestScenario,
+]
 
 func usage() -> String {
   """

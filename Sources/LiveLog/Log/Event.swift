@@ -39,3 +39,13 @@ public struct CommitTime: Sendable, Hashable, Comparable, CustomStringConvertibl
 
   public var description: String { iso8601 }
 }
+
+extension Event {
+  /// The bytes the log stores for this event: versioned, checksummed (see `Docs/EventLog.md`).
+  public var encodedBytes: [UInt8] { EventCodec.encode(self) }
+
+  /// Decodes and checks bytes of the log's format written under `lsn`.
+  public init(decoding bytes: [UInt8], lsn: UInt64) throws {
+    self = try bytes.withUnsafeBytes { try EventCodec.decode($0, lsn: lsn) }
+  }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The binary form of an event in the `log` database.
 ///
 /// ```
@@ -19,12 +21,38 @@ enum EventCodec {
   private static let upsertKind: UInt8 = 1
   private static let deleteKind: UInt8 = 2
 
-  /// Encodes an upsert whose record is already encoded.
-  static func encodeUpsert(record: [UInt8], lsn: UInt64, time: CommitTime, endsCommit: Bool) -> [UInt8] {
-    var writer = ByteWriter(capacity: headerSize + record.count + checksumSize)
-    writeHeader(&writer, kind: upsertKind, time: time, endsCommit: endsCommit)
-    writer.append(contentsOf: record)
-    return seal(writer, lsn: lsn)
+  /// The first part of an upsert event: its header and record, not yet sealed. The record is
+  /// `bytes[headerSize...]`; `seal` sets the commit flag and appends the checksum once the LSN
+  /// and the commit's end are known. One buffer serves the log and the `records` database.
+  static func beginUpsert(_ repository: Repository, time: CommitTime) -> [UInt8] {
+    let size = headerSize + RecordCodec.encodedSize(repository)
+    // Room for the checksum, so that sealing never reallocates.
+    return [UInt8](unsafeUninitializedCapacity: size + checksumSize) { buffer, count in
+      var writer = SizedByteWriter(buffer)
+      writer.append(version)
+      writer.append(upsertKind)
+      writer.append(0)
+      writer.appendFixed64(UInt64(bitPattern: time.microsecondsSince1970))
+      RecordCodec.encode(repository, into: &writer)
+      count = writer.offset
+    }
+  }
+
+  /// Whether the record of an event begun by `beginUpsert` has exactly the bytes `stored`.
+  static func record(in event: [UInt8], equals stored: UnsafeRawBufferPointer) -> Bool {
+    event.withUnsafeBytes { bytes in
+      let record = UnsafeRawBufferPointer(rebasing: bytes[headerSize...])
+      guard record.count == stored.count else { return false }
+      guard let a = record.baseAddress, let b = stored.baseAddress else { return record.count == 0 }
+      return memcmp(a, b, record.count) == 0
+    }
+  }
+
+  /// Finishes an event begun by `beginUpsert`.
+  static func seal(_ bytes: inout [UInt8], lsn: UInt64, endsCommit: Bool) {
+    bytes[2] = endsCommit ? 1 : 0
+    let crc = checksum(lsn: lsn, body: bytes)
+    withUnsafeBytes(of: crc.littleEndian) { bytes.append(contentsOf: $0) }
   }
 
   static func encodeDelete(id: Int64, lsn: UInt64, time: CommitTime, endsCommit: Bool) -> [UInt8] {
@@ -37,11 +65,11 @@ enum EventCodec {
   static func encode(_ event: Event) -> [UInt8] {
     switch event.mutation {
     case .upsert(let repository):
-      encodeUpsert(
-        record: RecordCodec.encode(repository.fieldValues), lsn: event.lsn, time: event.time,
-        endsCommit: event.endsCommit)
+      var bytes = beginUpsert(repository, time: event.time)
+      seal(&bytes, lsn: event.lsn, endsCommit: event.endsCommit)
+      return bytes
     case .delete(let id):
-      encodeDelete(id: id, lsn: event.lsn, time: event.time, endsCommit: event.endsCommit)
+      return encodeDelete(id: id, lsn: event.lsn, time: event.time, endsCommit: event.endsCommit)
     }
   }
 

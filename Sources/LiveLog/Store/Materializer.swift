@@ -10,8 +10,16 @@ struct RecordChange {
   var row: UInt64
   /// The stored record before the change (updates and deletes).
   var oldRecord: [UInt8]?
-  /// The record after the change (inserts and updates).
-  var newRecord: [UInt8]?
+  /// The event that records the change in the log. For inserts and updates it holds the new
+  /// record at `EventCodec.headerSize ..< recordEnd`.
+  var event: [UInt8]
+  /// End of the record within `event`.
+  var recordEnd: Int
+
+  /// The record after the change, inside `event` (inserts and updates).
+  func withNewRecord<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try event.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[EventCodec.headerSize..<recordEnd])) }
+  }
 }
 
 /// The current state: every repository by id, in insertion order, kept in the same write
@@ -58,9 +66,9 @@ struct Materializer: Sendable {
         var row = change.row
         try withUnsafeBytes(of: &row) { try txn.put(rows, UInt64(bitPattern: change.id), $0) }
         // New rows are past every stored row, so they can be appended without a search.
-        try txn.put(records, change.row, change.newRecord ?? [], flags: .append)
+        try change.withNewRecord { try txn.put(records, change.row, $0, flags: .append) }
       case .updated:
-        try txn.put(records, change.row, change.newRecord ?? [])
+        try change.withNewRecord { try txn.put(records, change.row, $0) }
       case .deleted:
         try txn.delete(rows, UInt64(bitPattern: change.id))
         try txn.delete(records, change.row)

@@ -88,7 +88,7 @@ public final class Store: Sendable {
   /// repository, or a delete of an id the store lacks, writes no event. Either every event of the
   /// commit and its materialized state are written, or (on any error) nothing is.
   @discardableResult
-  public func write(_ mutations: some Sequence<Mutation>) throws -> CommitSummary {
+  public func write(_ mutations: [Mutation]) throws -> CommitSummary {
     guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
     let batch = Batch(mutations)
     let time = CommitTime(microsecondsSince1970: Int64(Date().timeIntervalSince1970 * 1_000_000))
@@ -96,26 +96,27 @@ public final class Store: Sendable {
       var summary = CommitSummary()
       var nextRow = try materializer.nextRow(txn)
       var changes: [RecordChange] = []
-      changes.reserveCapacity(batch.mutations.count)
-      for mutation in batch.mutations {
-        switch mutation {
+      changes.reserveCapacity(batch.count)
+      for index in batch.indices {
+        switch mutations[index] {
         case .upsert(let repository):
-          let record = RecordCodec.encode(repository.fieldValues)
+          let event = EventCodec.beginUpsert(repository, time: time)
           if let row = try materializer.row(of: repository.id, txn) {
             guard let stored = try materializer.record(at: row, txn) else {
-              throw StoreError.corruptState(
-                reason: "id \(repository.id) maps to row \(row), which has no record")
+              throw StoreError.corruptState(reason: "id \(repository.id) maps to row \(row), which has no record")
             }
-            if stored.elementsEqual(record) {
+            if EventCodec.record(in: event, equals: stored) {
               summary.unchanged += 1
               continue
             }
             changes.append(
               RecordChange(
-                kind: .updated, id: repository.id, row: row, oldRecord: Array(stored), newRecord: record))
+                kind: .updated, id: repository.id, row: row, oldRecord: Array(stored), event: event,
+                recordEnd: event.count))
             summary.updated += 1
           } else {
-            changes.append(RecordChange(kind: .inserted, id: repository.id, row: nextRow, newRecord: record))
+            changes.append(
+              RecordChange(kind: .inserted, id: repository.id, row: nextRow, event: event, recordEnd: event.count))
             nextRow += 1
             summary.inserted += 1
           }
@@ -125,30 +126,34 @@ public final class Store: Sendable {
             continue
           }
           let stored = try materializer.record(at: row, txn).map { Array($0) }
-          changes.append(RecordChange(kind: .deleted, id: id, row: row, oldRecord: stored))
+          changes.append(RecordChange(kind: .deleted, id: id, row: row, oldRecord: stored, event: [], recordEnd: 0))
           summary.deleted += 1
         }
       }
       guard !changes.isEmpty else { return summary }
       var lsn = try log.lastLSN(txn)
       summary.firstLSN = lsn + 1
-      for (index, change) in changes.enumerated() {
+      for index in changes.indices {
         lsn += 1
         let ends = index == changes.count - 1
-        let event =
-          switch change.kind {
-          case .inserted, .updated:
-            EventCodec.encodeUpsert(record: change.newRecord ?? [], lsn: lsn, time: time, endsCommit: ends)
-          case .deleted:
-            EventCodec.encodeDelete(id: change.id, lsn: lsn, time: time, endsCommit: ends)
-          }
-        try log.append(event, at: lsn, txn)
+        if changes[index].kind == .deleted {
+          changes[index].event = EventCodec.encodeDelete(id: changes[index].id, lsn: lsn, time: time, endsCommit: ends)
+        } else {
+          EventCodec.seal(&changes[index].event, lsn: lsn, endsCommit: ends)
+        }
+        try log.append(changes[index].event, at: lsn, txn)
       }
       summary.lastLSN = lsn
       summary.commits = 1
       try materializer.apply(changes, nextRow: nextRow, txn)
       return summary
     }
+  }
+
+  /// Applies `mutations` as one atomic commit; see `write(_:)` for arrays.
+  @discardableResult
+  public func write(_ mutations: some Sequence<Mutation>) throws -> CommitSummary {
+    try write(Array(mutations))
   }
 
   // MARK: Reading the log
@@ -178,24 +183,24 @@ public final class Store: Sendable {
   }
 }
 
-/// The mutations of one commit after the last mutation on each id has won, in the order of
-/// those last mutations.
+/// Which mutations of a batch take effect: the last on each id, in the order of those last
+/// mutations.
 struct Batch {
-  var mutations: [Mutation]
+  /// Positions in the batch of the mutations that take effect.
+  var indices: [Int]
 
-  init(_ mutations: some Sequence<Mutation>) {
+  init(_ mutations: [Mutation]) {
     var latest: [Int64: Int] = [:]
-    var all: [Mutation] = []
-    for mutation in mutations {
-      latest[mutation.id] = all.count
-      all.append(mutation)
-    }
-    if latest.count == all.count {
-      self.mutations = all
+    latest.reserveCapacity(mutations.count)
+    for index in mutations.indices { latest[mutations[index].id] = index }
+    if latest.count == mutations.count {
+      indices = Array(mutations.indices)
     } else {
-      self.mutations = all.indices.filter { latest[all[$0].id] == $0 }.map { all[$0] }
+      indices = mutations.indices.filter { latest[mutations[$0].id] == $0 }
     }
   }
+
+  var count: Int { indices.count }
 }
 
 /// Names of the store's LMDB databases.

@@ -62,7 +62,7 @@ final class Report {
         .joined(separator: " ")
     }
     print(line)
-    fflush(stdout)
+    fflush(nil)
   }
 
   func write(to path: String, metadata: [String: String]) throws {

@@ -20,8 +20,8 @@ struct BenchmarkContext {
 }
 
 /// A named group of cases, each measuring LiveLog beside its peer.
-struct Scenario {
+struct Scenario: Sendable {
   var name: String
   var summary: String
-  var run: (BenchmarkContext) throws -> Void
+  var run: @Sendable (BenchmarkContext) throws -> Void
 }
