@@ -1,0 +1,127 @@
+/// A condition on a record: the parsed form of a query's `WHERE` part.
+///
+/// Both ways of writing a query build this value: the NSPredicate-style text
+/// (`Query(parsing:)`, `Results.filter(_:_:)`) and the typed Swift form (`Results.where`).
+public indirect enum Predicate: Hashable, Sendable {
+  /// `TRUEPREDICATE` / `FALSEPREDICATE`.
+  case constant(Bool)
+  /// One comparison of a field with a value.
+  case comparison(Comparison)
+  /// `NOT p`, `!p`.
+  case not(Predicate)
+  /// `p AND q AND …`, `&&`.
+  case and([Predicate])
+  /// `p OR q OR …`, `||`.
+  case or([Predicate])
+}
+
+/// `field OPERATOR[options] value`, possibly quantified over a list field (`ANY topics == 'x'`).
+public struct Comparison: Hashable, Sendable {
+  public var field: Field
+  /// How a list field's elements are combined; `.single` for scalar fields.
+  public var quantifier: Quantifier
+  public var `operator`: ComparisonOperator
+  public var options: StringOptions
+  /// The right-hand side: a single value, a list (`IN`), or two bounds (`BETWEEN`).
+  public var value: QueryValue
+
+  public init(
+    field: Field, quantifier: Quantifier = .single, operator: ComparisonOperator,
+    options: StringOptions = [], value: QueryValue
+  ) {
+    self.field = field
+    self.quantifier = quantifier
+    self.operator = `operator`
+    self.options = options
+    self.value = value
+  }
+}
+
+/// How a comparison on a list field (`topics`) combines its elements.
+public enum Quantifier: String, Hashable, Sendable {
+  /// A scalar field.
+  case single
+  /// `ANY` / `SOME`: at least one element matches. The default for list fields.
+  case any
+  /// `ALL`: every element matches (true for an empty list).
+  case all
+  /// `NONE`: no element matches.
+  case none
+}
+
+/// The operators of the query language.
+public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
+  case equal = "=="
+  case notEqual = "!="
+  case less = "<"
+  case lessOrEqual = "<="
+  case greater = ">"
+  case greaterOrEqual = ">="
+  /// `BETWEEN {low, high}`: both bounds included.
+  case between = "BETWEEN"
+  /// `IN {a, b, …}`.
+  case `in` = "IN"
+  case contains = "CONTAINS"
+  case beginsWith = "BEGINSWITH"
+  case endsWith = "ENDSWITH"
+  /// `LIKE` with `*` (any run of characters) and `?` (one character).
+  case like = "LIKE"
+
+  /// Whether the operator applies to strings only.
+  public var isStringOperator: Bool {
+    switch self {
+    case .contains, .beginsWith, .endsWith, .like: true
+    default: false
+    }
+  }
+}
+
+/// The `[c]`, `[d]` and `[cd]` modifiers of string comparisons.
+public struct StringOptions: OptionSet, Hashable, Sendable {
+  public let rawValue: UInt8
+  public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+  /// `[c]`: letters compare without regard to case, by Unicode's case mappings.
+  public static let caseInsensitive = StringOptions(rawValue: 1)
+  /// `[d]`: letters compare without their diacritics (`é` matches `e`).
+  public static let diacriticInsensitive = StringOptions(rawValue: 2)
+}
+
+/// A value on the right-hand side of a comparison.
+public enum QueryValue: Hashable, Sendable {
+  case null
+  case bool(Bool)
+  case integer(Int64)
+  case double(Double)
+  case string(String)
+  case date(Timestamp)
+  /// The braces of `IN {…}` and `BETWEEN {low, high}`.
+  case list([QueryValue])
+}
+
+/// A field and a direction to sort by.
+public struct SortDescriptor: Hashable, Sendable {
+  public var field: Field
+  public var ascending: Bool
+
+  public init(field: Field, ascending: Bool = true) {
+    self.field = field
+    self.ascending = ascending
+  }
+}
+
+/// A whole query: a predicate, an order and a limit.
+///
+/// Without a sort, results come in insertion order (the order in which each id was first
+/// inserted). Sorting is by the given fields in turn, then by insertion order.
+public struct Query: Hashable, Sendable {
+  public var predicate: Predicate
+  public var sort: [SortDescriptor]
+  public var limit: Int?
+
+  public init(predicate: Predicate = .constant(true), sort: [SortDescriptor] = [], limit: Int? = nil) {
+    self.predicate = predicate
+    self.sort = sort
+    self.limit = limit
+  }
+}
