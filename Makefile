@@ -19,9 +19,15 @@ deps-bench: deps
 build: deps
 	$(SWIFT) build
 
+# The tests run optimized: the differential query tests check thousands of random queries
+# against a brute-force scan, which takes minutes unoptimized. -enable-testing keeps
+# `@testable import` working.
+TEST_FLAGS = -c release -Xswiftc -enable-testing
+
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	$(SWIFT) build $(TEST_FLAGS) --product livelog
+	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
 demo: deps
 	$(SWIFT) build -c release --product livelog

@@ -43,7 +43,9 @@ enum RecordCodec {
   static func encodedSize(_ r: Repository) -> Int {
     func text(_ value: String?) -> Int { 1 + (value.map(SizedByteWriter.stringSize) ?? 0) }
     func number(_ value: Int64?) -> Int { 1 + (value.map(SizedByteWriter.signedSize) ?? 0) }
-    func date(_ value: Timestamp?) -> Int { 1 + (value.map { SizedByteWriter.signedSize($0.secondsSince1970) } ?? 0) }
+    func date(_ value: Timestamp?) -> Int {
+      1 + (value.map { SizedByteWriter.signedSize($0.secondsSince1970) } ?? 0)
+    }
     var size = 2 + number(r.id) + text(r.nodeID) + text(r.name) + text(r.fullName) + text(r.ownerLogin)
     size += text(r.ownerAvatarURL) + text(r.htmlURL) + text(r.description) + 1 + text(r.language)
     size += number(r.stargazersCount) + number(r.forksCount) + number(r.watchersCount)

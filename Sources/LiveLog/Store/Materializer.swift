@@ -18,7 +18,9 @@ struct RecordChange {
 
   /// The record after the change, inside `event` (inserts and updates).
   func withNewRecord<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-    try event.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[EventCodec.headerSize..<recordEnd])) }
+    try event.withUnsafeBytes {
+      try body(UnsafeRawBufferPointer(rebasing: $0[EventCodec.headerSize..<recordEnd]))
+    }
   }
 }
 
@@ -31,10 +33,15 @@ struct RecordChange {
 ///   takes a new row at the end.
 /// - `rows`: id → row.
 /// - `meta`: the next row to hand out.
+/// - the indexes (`IndexWriter`), changed by the differences between each record's old and new
+///   index entries.
 struct Materializer: Sendable {
   let records: Database
   let rows: Database
   let meta: Database
+  let trigrams: Database
+  let terms: Database
+  let ordered: Database
 
   private static let nextRowKey = Array("next_row".utf8)
 
@@ -58,8 +65,21 @@ struct Materializer: Sendable {
     return value.loadUnaligned(as: UInt64.self)
   }
 
-  /// Writes the changes of one commit to `records`, `rows` and `meta`.
+  /// Writes the changes of one commit to `records`, `rows`, `meta` and the indexes.
   func apply(_ changes: [RecordChange], nextRow: UInt64, _ txn: WriteTransaction) throws {
+    guard nextRow <= UInt64(Row.max) else {
+      throw StoreError.corruptState(
+        reason: "the store has used all \(Row.max) rows; rebuild it with `livelog replay`")
+    }
+    var indexes = IndexWriter(trigrams: trigrams, terms: terms, ordered: ordered)
+    for change in changes {
+      let old = try change.oldRecord.map { try Materializer.entries(of: $0, row: change.row) }
+      let new =
+        try change.kind == .deleted
+        ? nil : change.withNewRecord { try Materializer.entries(of: $0, row: change.row) }
+      indexes.change(row: Row(change.row), old: old, new: new)
+    }
+    try indexes.flush(txn)
     for change in changes {
       switch change.kind {
       case .inserted:
@@ -78,5 +98,21 @@ struct Materializer: Sendable {
     try withUnsafeBytes(of: &next) { bytes in
       try Materializer.nextRowKey.withUnsafeBytes { try txn.put(meta, $0, bytes) }
     }
+  }
+}
+
+extension Materializer {
+  /// The index entries of an encoded record.
+  static func entries(of record: UnsafeRawBufferPointer, row: UInt64) throws -> IndexEntries {
+    do {
+      return IndexEntries(
+        try RecordCodec.decode(record, schema: Repository.schema), schema: Repository.schema)
+    } catch {
+      throw StoreError.corruptState(reason: "record at row \(row): \(error)")
+    }
+  }
+
+  static func entries(of record: [UInt8], row: UInt64) throws -> IndexEntries {
+    try record.withUnsafeBytes { try entries(of: $0, row: row) }
   }
 }

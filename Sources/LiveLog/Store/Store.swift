@@ -46,7 +46,14 @@ public final class Store: Sendable {
       let records = try environment.openDatabase(names.records, flags: .integerKey, create: create, in: txn)
       let rows = try environment.openDatabase(names.rows, flags: .integerKey, create: create, in: txn)
       let meta = try environment.openDatabase(names.meta, create: create, in: txn)
-      return (EventLog(database: log), Materializer(records: records, rows: rows, meta: meta))
+      let trigrams = try environment.openDatabase(names.trigrams, create: create, in: txn)
+      let terms = try environment.openDatabase(names.terms, create: create, in: txn)
+      let ordered = try environment.openDatabase(names.ordered, create: create, in: txn)
+      return (
+        EventLog(database: log),
+        Materializer(
+          records: records, rows: rows, meta: meta, trigrams: trigrams, terms: terms, ordered: ordered)
+      )
     }
     do {
       if options.readOnly {
@@ -103,7 +110,8 @@ public final class Store: Sendable {
           let event = EventCodec.beginUpsert(repository, time: time)
           if let row = try materializer.row(of: repository.id, txn) {
             guard let stored = try materializer.record(at: row, txn) else {
-              throw StoreError.corruptState(reason: "id \(repository.id) maps to row \(row), which has no record")
+              throw StoreError.corruptState(
+                reason: "id \(repository.id) maps to row \(row), which has no record")
             }
             if EventCodec.record(in: event, equals: stored) {
               summary.unchanged += 1
@@ -116,7 +124,8 @@ public final class Store: Sendable {
             summary.updated += 1
           } else {
             changes.append(
-              RecordChange(kind: .inserted, id: repository.id, row: nextRow, event: event, recordEnd: event.count))
+              RecordChange(
+                kind: .inserted, id: repository.id, row: nextRow, event: event, recordEnd: event.count))
             nextRow += 1
             summary.inserted += 1
           }
@@ -126,7 +135,8 @@ public final class Store: Sendable {
             continue
           }
           let stored = try materializer.record(at: row, txn).map { Array($0) }
-          changes.append(RecordChange(kind: .deleted, id: id, row: row, oldRecord: stored, event: [], recordEnd: 0))
+          changes.append(
+            RecordChange(kind: .deleted, id: id, row: row, oldRecord: stored, event: [], recordEnd: 0))
           summary.deleted += 1
         }
       }
@@ -137,7 +147,8 @@ public final class Store: Sendable {
         lsn += 1
         let ends = index == changes.count - 1
         if changes[index].kind == .deleted {
-          changes[index].event = EventCodec.encodeDelete(id: changes[index].id, lsn: lsn, time: time, endsCommit: ends)
+          changes[index].event = EventCodec.encodeDelete(
+            id: changes[index].id, lsn: lsn, time: time, endsCommit: ends)
         } else {
           EventCodec.seal(&changes[index].event, lsn: lsn, endsCommit: ends)
         }
@@ -209,6 +220,9 @@ enum StoreLayout {
   static let records = "records"
   static let rows = "rows"
   static let meta = "meta"
+  static let trigrams = "index.trigrams"
+  static let terms = "index.terms"
+  static let ordered = "index.ordered"
 }
 
 /// Decoding of records read from the `records` database.

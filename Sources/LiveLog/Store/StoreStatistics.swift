@@ -59,6 +59,9 @@ extension Store {
   }
 
   var allDatabases: [Database] {
-    [log.database, materializer.records, materializer.rows, materializer.meta]
+    [
+      log.database, materializer.records, materializer.rows, materializer.meta, materializer.trigrams,
+      materializer.terms, materializer.ordered,
+    ]
   }
 }

@@ -29,7 +29,7 @@ enum Fixtures {
 }
 
 /// A directory under the temporary directory that removes itself.
-final class TemporaryDirectory {
+final class TemporaryDirectory: Sendable {
   let path: String
 
   init() throws {

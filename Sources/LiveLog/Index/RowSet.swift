@@ -1,0 +1,138 @@
+/// A row: a repository's position in insertion order, as indexes store it.
+typealias Row = UInt32
+
+/// Operations on ascending, duplicate-free arrays of rows: posting lists and candidate sets.
+///
+/// Because rows count up in insertion order, an ascending row list is already in the order of
+/// unsorted results: set operations never need a sort afterwards.
+enum RowSet {
+  /// Rows in both. Walks the smaller list and gallops through the larger, so a short list
+  /// against a long one costs O(short · log long).
+  static func intersection(_ a: [Row], _ b: [Row]) -> [Row] {
+    let (small, large) = a.count <= b.count ? (a, b) : (b, a)
+    guard !small.isEmpty, !large.isEmpty else { return [] }
+    var result: [Row] = []
+    result.reserveCapacity(small.count)
+    if large.count / small.count < 8 {
+      // Comparable sizes: a linear merge is fastest.
+      var i = 0
+      var j = 0
+      while i < small.count && j < large.count {
+        let x = small[i]
+        let y = large[j]
+        if x == y {
+          result.append(x)
+          i += 1
+          j += 1
+        } else if x < y {
+          i += 1
+        } else {
+          j += 1
+        }
+      }
+      return result
+    }
+    var low = 0
+    for value in small {
+      low = gallop(large, from: low, to: value)
+      if low == large.count { break }
+      if large[low] == value { result.append(value) }
+    }
+    return result
+  }
+
+  /// The first index at or after `start` whose row is at least `value` (exponential, then
+  /// binary search).
+  static func gallop(_ rows: [Row], from start: Int, to value: Row) -> Int {
+    var bound = 1
+    var low = start
+    while low + bound < rows.count && rows[low + bound] < value {
+      low += bound
+      bound *= 2
+    }
+    var high = min(low + bound, rows.count)
+    while low < high {
+      let middle = (low + high) / 2
+      if rows[middle] < value { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
+  /// Rows in either.
+  static func union(_ a: [Row], _ b: [Row]) -> [Row] {
+    if a.isEmpty { return b }
+    if b.isEmpty { return a }
+    var result: [Row] = []
+    result.reserveCapacity(a.count + b.count)
+    var i = 0
+    var j = 0
+    while i < a.count && j < b.count {
+      let x = a[i]
+      let y = b[j]
+      if x == y {
+        result.append(x)
+        i += 1
+        j += 1
+      } else if x < y {
+        result.append(x)
+        i += 1
+      } else {
+        result.append(y)
+        j += 1
+      }
+    }
+    result.append(contentsOf: a[i...])
+    result.append(contentsOf: b[j...])
+    return result
+  }
+
+  /// The union of many lists, pairwise so that each row is copied O(log k) times.
+  static func union(_ lists: [[Row]]) -> [Row] {
+    var lists = lists
+    while lists.count > 1 {
+      var next: [[Row]] = []
+      next.reserveCapacity((lists.count + 1) / 2)
+      var index = 0
+      while index + 1 < lists.count {
+        next.append(union(lists[index], lists[index + 1]))
+        index += 2
+      }
+      if index < lists.count { next.append(lists[index]) }
+      lists = next
+    }
+    return lists.first ?? []
+  }
+
+  /// Rows of `a` that are not in `b`.
+  static func subtracting(_ a: [Row], _ b: [Row]) -> [Row] {
+    guard !b.isEmpty else { return a }
+    var result: [Row] = []
+    result.reserveCapacity(a.count)
+    var j = 0
+    for value in a {
+      while j < b.count && b[j] < value { j += 1 }
+      if j < b.count && b[j] == value { continue }
+      result.append(value)
+    }
+    return result
+  }
+
+  /// Whether the ascending `rows` contains `value`.
+  static func contains(_ rows: [Row], _ value: Row) -> Bool {
+    let index = gallop(rows, from: 0, to: value)
+    return index < rows.count && rows[index] == value
+  }
+
+  /// Sorts and removes duplicates.
+  static func normalized(_ rows: [Row]) -> [Row] {
+    var rows = rows
+    rows.sort()
+    var write = 0
+    for read in rows.indices where read == 0 || rows[read] != rows[read - 1] {
+      rows[write] = rows[read]
+      write += 1
+    }
+    rows.removeLast(rows.count - write)
+    return rows
+  }
+}

@@ -1,0 +1,305 @@
+import LMDB
+
+/// Candidate rows for a part of a plan.
+enum Candidates {
+  /// Every row; `exact` when every row matches (`TRUEPREDICATE`).
+  case all(exact: Bool)
+  /// These rows, ascending; `exact` when each of them matches that part of the predicate.
+  case rows([Row], exact: Bool)
+}
+
+/// What the executor did for one node of the plan, for `explain`.
+public struct PlanStep: Sendable, Hashable {
+  /// Nesting depth in the plan.
+  public var depth: Int
+  /// What the node does: "trigrams of full_name: 'ani' 'nim'", "AND", "scan: …".
+  public var description: String
+  /// Rows the planner expected, from posting-list headers (capped), when it estimated.
+  public var estimated: Int?
+  /// Rows the node produced, or `nil` when it was skipped.
+  public var actual: Int?
+  /// Whether its rows match exactly (no per-row check needed).
+  public var exact: Bool
+  /// Why the node was not read, when it was skipped.
+  public var skipped: String?
+}
+
+/// Runs a plan inside one read transaction.
+struct QueryExecutor<Txn: ReadableTransaction> {
+  let materializer: Materializer
+  let txn: Txn
+  /// Every step taken, in order, for `explain`.
+  private(set) var steps: [PlanStep] = []
+
+  /// Cap on how far estimates count: beyond it a list is simply "large".
+  static var estimateLimit: Int { 50_000 }
+
+  init(materializer: Materializer, txn: Txn) {
+    self.materializer = materializer
+    self.txn = txn
+  }
+
+  // MARK: Candidates
+
+  mutating func candidates(_ node: PlanNode, depth: Int = 0) throws -> Candidates {
+    switch node {
+    case .everything:
+      steps.append(PlanStep(depth: depth, description: "every row (TRUEPREDICATE)", actual: nil, exact: true))
+      return .all(exact: true)
+    case .nothing(let reason):
+      steps.append(
+        PlanStep(depth: depth, description: "no rows: \(reason)", estimated: 0, actual: 0, exact: true))
+      return .rows([], exact: true)
+    case .scan(let reason):
+      steps.append(PlanStep(depth: depth, description: "scan: \(reason)", actual: nil, exact: false))
+      return .all(exact: false)
+    case .lookup(let lookup):
+      let index = steps.count
+      steps.append(
+        PlanStep(
+          depth: depth, description: describe(lookup), estimated: try estimate(lookup), actual: nil,
+          exact: lookup.isExact))
+      let rows = try read(lookup, depth: depth + 1)
+      steps[index].actual = rows.count
+      return .rows(rows, exact: lookup.isExact)
+    case .or(let parts):
+      let index = steps.count
+      steps.append(PlanStep(depth: depth, description: "OR: union", actual: nil, exact: true))
+      var lists: [[Row]] = []
+      var exact = true
+      for part in parts {
+        switch try candidates(part, depth: depth + 1) {
+        case .all(let partExact):
+          steps[index].exact = partExact
+          return .all(exact: partExact)
+        case .rows(let rows, let partExact):
+          lists.append(rows)
+          exact = exact && partExact
+        }
+      }
+      let rows = RowSet.union(lists)
+      steps[index].actual = rows.count
+      steps[index].exact = exact
+      return .rows(rows, exact: exact)
+    case .and(let parts):
+      return try intersect(parts, depth: depth)
+    }
+  }
+
+  /// AND: the most selective parts first; a part much larger than the candidates found so far is
+  /// skipped (left to the per-row check) rather than read.
+  private mutating func intersect(_ parts: [PlanNode], depth: Int) throws -> Candidates {
+    let index = steps.count
+    steps.append(
+      PlanStep(depth: depth, description: "AND: intersection, most selective first", actual: nil, exact: true)
+    )
+    var exact = true
+    var ranked: [(estimate: Int, node: PlanNode)] = []
+    for part in parts {
+      switch part {
+      case .everything: continue
+      case .scan(let reason):
+        exact = false
+        steps.append(
+          PlanStep(
+            depth: depth + 1, description: "scan: \(reason)", actual: nil, exact: false,
+            skipped: "checked per row"))
+      case .lookup(let lookup): ranked.append((try estimate(lookup), part))
+      default: ranked.append((-1, part))
+      }
+    }
+    ranked.sort { $0.estimate < $1.estimate }
+    var current: [Row]?
+    for (estimate, node) in ranked {
+      if let rows = current, rows.count <= 1_000, estimate > 16 * max(rows.count, 1) {
+        exact = false
+        steps.append(
+          PlanStep(
+            depth: depth + 1, description: describeNode(node), estimated: estimate, actual: nil, exact: false,
+            skipped: "\(estimate) rows against \(rows.count) candidates: checked per row"))
+        continue
+      }
+      switch try candidates(node, depth: depth + 1) {
+      case .all(let partExact):
+        exact = exact && partExact
+      case .rows(let rows, let partExact):
+        current = current.map { RowSet.intersection($0, rows) } ?? rows
+        exact = exact && partExact
+      }
+      if current?.isEmpty == true { break }
+    }
+    steps[index].exact = exact
+    guard let current else {
+      return .all(exact: exact)
+    }
+    steps[index].actual = current.count
+    return .rows(current, exact: exact)
+  }
+
+  // MARK: Lookups
+
+  func estimate(_ lookup: IndexLookup) throws -> Int {
+    let limit = Self.estimateLimit
+    switch lookup.access {
+    case .trigrams(_, let codes):
+      var smallest = Int.max
+      for code in codes {
+        smallest = min(
+          smallest,
+          try PostingBlocks.estimate(
+            IndexKeys.trigramPrefix(code), in: materializer.trigrams, txn, limit: limit))
+        if smallest == 0 { break }
+      }
+      return smallest
+    case .terms(_, let prefixes, _):
+      return try prefixes.reduce(0) {
+        $0 + (try PostingBlocks.estimate($1, in: materializer.terms, txn, limit: limit))
+      }
+    case .termGroup(let field, let folded, let value, let options):
+      return try termGroupRows(field: field, folded: folded, value: value, options: options, countOnly: true)
+        .count
+    case .ordered(let field, let lower, let upper, let nullsOnly):
+      return try orderedRows(field: field, lower: lower, upper: upper, nullsOnly: nullsOnly, limit: limit)
+        .count
+    }
+  }
+
+  private mutating func read(_ lookup: IndexLookup, depth: Int) throws -> [Row] {
+    switch lookup.access {
+    case .trigrams(_, let codes):
+      // Smallest list first; once few candidates are left, long lists are cheaper to check per row.
+      var sized: [(Int, UInt32)] = []
+      for code in codes {
+        sized.append(
+          (
+            try PostingBlocks.estimate(
+              IndexKeys.trigramPrefix(code), in: materializer.trigrams, txn, limit: Self.estimateLimit), code
+          ))
+      }
+      sized.sort { $0.0 < $1.0 }
+      var rows: [Row]?
+      for (size, code) in sized {
+        if let current = rows, current.count <= 256, size > 32 * max(current.count, 1) { break }
+        let list = try PostingBlocks.read(IndexKeys.trigramPrefix(code), in: materializer.trigrams, txn)
+        rows = rows.map { RowSet.intersection($0, list) } ?? list
+        if rows?.isEmpty == true { break }
+      }
+      return rows ?? []
+    case .terms(_, let prefixes, _):
+      return RowSet.union(try prefixes.map { try PostingBlocks.read($0, in: materializer.terms, txn) })
+    case .termGroup(let field, let folded, let value, let options):
+      return try termGroupRows(field: field, folded: folded, value: value, options: options, countOnly: false)
+    case .ordered(let field, let lower, let upper, let nullsOnly):
+      var rows = try orderedRows(field: field, lower: lower, upper: upper, nullsOnly: nullsOnly, limit: nil)
+      rows.sort()
+      return rows
+    }
+  }
+
+  /// The rows of every exact value in one folded group that equals `value` under `options`.
+  private func termGroupRows(
+    field: Field, folded: [UInt8], value: String, options: StringOptions, countOnly: Bool
+  )
+    throws -> [Row]
+  {
+    let group = IndexKeys.termGroupPrefix(field: field.position, folded: folded)
+    let target = TextFolding.fold(value, options)
+    return try txn.withCursor(materializer.terms) { cursor in
+      var lists: [[Row]] = []
+      var counted = 0
+      var entry = try cursor.seek(atLeast: group)
+      while let current = entry, current.key.count > group.count + 4, current.key.starts(with: group) {
+        let termLength = current.key.count - 4
+        let term = UnsafeRawBufferPointer(rebasing: current.key[..<termLength])
+        guard let exact = IndexKeys.exactValue(ofTermPrefix: term, groupCount: group.count) else {
+          throw StoreError.corruptState(reason: "malformed equality index key for \(field.name)")
+        }
+        if TextFolding.fold(exact, options) == target {
+          let first =
+            Row(current.key[termLength]) << 24 | Row(current.key[termLength + 1]) << 16
+            | Row(current.key[termLength + 2]) << 8 | Row(current.key[termLength + 3])
+          var rows: [Row] = []
+          if countOnly {
+            var reader = ByteReader(current.value)
+            counted += Int((try? reader.readVarint()) ?? 0)
+          } else {
+            try PostingBlocks.decode(current.value, firstRow: first, into: &rows)
+            lists.append(rows)
+          }
+        }
+        entry = try cursor.next()
+      }
+      if countOnly { return [Row](repeating: 0, count: min(counted, Self.estimateLimit + 1)) }
+      return RowSet.union(lists)
+    }
+  }
+
+  /// Rows of the ordered index in a value range, in index order (by value, then row).
+  func orderedRows(field: Field, lower: Int64, upper: Int64, nullsOnly: Bool, limit: Int?) throws -> [Row] {
+    let start = IndexKeys.orderedPrefix(field: field.position, value: nullsOnly ? nil : lower)
+    let end = IndexKeys.orderedPrefix(field: field.position, value: nullsOnly ? nil : upper)
+    return try txn.withCursor(materializer.ordered) { cursor in
+      var rows: [Row] = []
+      var entry = try cursor.seek(atLeast: start)
+      while let current = entry, current.key.count == end.count + 4 {
+        // Compare the value part with the upper bound.
+        var beyond = false
+        for index in 0..<end.count where current.key[index] != end[index] {
+          beyond = current.key[index] > end[index]
+          break
+        }
+        if beyond { break }
+        let n = end.count
+        rows.append(
+          Row(current.key[n]) << 24 | Row(current.key[n + 1]) << 16 | Row(current.key[n + 2]) << 8
+            | Row(current.key[n + 3]))
+        if let limit, rows.count > limit { break }
+        entry = try cursor.next()
+      }
+      return rows
+    }
+  }
+
+  // MARK: Descriptions
+
+  func describe(_ lookup: IndexLookup) -> String {
+    switch lookup.access {
+    case .trigrams(let field, let codes):
+      let grams = codes.map { code -> String in
+        let bytes = [
+          UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8),
+          UInt8(truncatingIfNeeded: code),
+        ]
+        return "'" + String(decoding: bytes, as: UTF8.self) + "'"
+      }
+      return "substring index of \(field.name): trigrams \(grams.joined(separator: " "))"
+    case .terms(let field, _, let values):
+      return "equality index of \(field.name): \(values.map { "'\($0)'" }.joined(separator: ", "))"
+    case .termGroup(let field, _, let value, let options):
+      return "equality index of \(field.name): values equal to '\(value)' \(optionText(options))"
+    case .ordered(let field, let lower, let upper, let nullsOnly):
+      if nullsOnly { return "ordered index of \(field.name): nil" }
+      let low = lower == Int64.min ? "-∞" : String(lower)
+      let high = upper == Int64.max ? "+∞" : String(upper)
+      return "ordered index of \(field.name): \(low) ... \(high)"
+    }
+  }
+
+  private func describeNode(_ node: PlanNode) -> String {
+    switch node {
+    case .lookup(let lookup): describe(lookup)
+    case .and: "AND"
+    case .or: "OR"
+    case .scan(let reason): "scan: \(reason)"
+    case .nothing(let reason): "no rows: \(reason)"
+    case .everything: "every row"
+    }
+  }
+
+  private func optionText(_ options: StringOptions) -> String {
+    var text = "["
+    if options.contains(.caseInsensitive) { text += "c" }
+    if options.contains(.diacriticInsensitive) { text += "d" }
+    return text + "]"
+  }
+}

@@ -1,0 +1,218 @@
+/// How a query finds its candidate rows: a tree of index lookups, combined with AND and OR, and
+/// scans where no index helps.
+indirect enum PlanNode {
+  /// Every row: no index serves this part (`NOT`, `!=`, a short `CONTAINS`, an unindexed field).
+  case scan(reason: String)
+  /// No row can match (`FALSEPREDICATE`, an empty range).
+  case nothing(reason: String)
+  /// Every row, and every row matches (`TRUEPREDICATE`).
+  case everything
+  case lookup(IndexLookup)
+  case and([PlanNode])
+  case or([PlanNode])
+}
+
+/// One use of one index.
+struct IndexLookup {
+  enum Access {
+    /// Rows whose folded text holds every trigram (a superset of the matches).
+    case trigrams(field: Field, codes: [UInt32])
+    /// The union of exact equality posting lists.
+    case terms(field: Field, prefixes: [[UInt8]], values: [String])
+    /// Every exact value filed under one folded group that `accepts` under `options`.
+    case termGroup(field: Field, folded: [UInt8], value: String, options: StringOptions)
+    /// Rows whose value lies in an inclusive range (nil values: `lower == upper == nil` with
+    /// `nullsOnly`).
+    case ordered(field: Field, lower: Int64, upper: Int64, nullsOnly: Bool)
+  }
+
+  var access: Access
+  /// Whether the rows found match this part of the predicate exactly (no verification needed).
+  var isExact: Bool
+}
+
+/// Turns a predicate into a plan: which index serves which comparison.
+enum QueryPlanner {
+  static func plan(_ predicate: Predicate) -> PlanNode {
+    switch predicate {
+    case .constant(let value): return value ? .everything : .nothing(reason: "FALSEPREDICATE")
+    case .not: return .scan(reason: "NOT is answered by checking every row")
+    case .and(let parts):
+      let plans = parts.map(plan)
+      if plans.contains(where: { if case .nothing = $0 { true } else { false } }) {
+        return .nothing(reason: "one side of AND matches nothing")
+      }
+      return .and(plans)
+    case .or(let parts):
+      let plans = parts.map(plan)
+      if let scan = plans.first(where: { if case .scan = $0 { true } else { false } }) { return scan }
+      if plans.contains(where: { if case .everything = $0 { true } else { false } }) { return .everything }
+      return .or(plans)
+    case .comparison(let comparison): return plan(comparison)
+    }
+  }
+
+  static func plan(_ c: Comparison) -> PlanNode {
+    let field = c.field
+    let elementwise = c.quantifier == .single || c.quantifier == .any
+    guard elementwise else {
+      return .scan(reason: "\(c.quantifier.rawValue.uppercased()) is answered by checking every row")
+    }
+    switch c.operator {
+    case .equal, .in:
+      let values: [QueryValue] =
+        if case .list(let items) = c.value, c.operator == .in { items } else { [c.value] }
+      if field.indexes.contains(.equality) {
+        return union(values.map { equalityLookup(field, $0, c.options, listField: c.quantifier == .any) })
+      }
+      if field.indexes.contains(.ordered) && c.options.isEmpty {
+        return union(values.map { orderedPoint(field, $0) })
+      }
+      if field.indexes.contains(.substring) && c.operator == .equal, case .string(let text) = c.value {
+        return trigramLookup(field, [TextFolding.fold(text, TextFolding.all)])
+      }
+      return .scan(reason: "\(field.name) has no index for ==")
+    case .less, .lessOrEqual, .greater, .greaterOrEqual, .between:
+      guard field.indexes.contains(.ordered) else {
+        return .scan(reason: "\(field.name) has no ordered index")
+      }
+      return orderedRange(field, c.operator, c.value)
+    case .contains, .beginsWith, .endsWith, .like:
+      guard field.indexes.contains(.substring), case .string(let pattern) = c.value else {
+        return .scan(reason: "\(field.name) has no substring index")
+      }
+      let folded = TextFolding.fold(pattern, TextFolding.all)
+      let runs: [[UInt8]] =
+        c.operator == .like
+        ? folded.split(whereSeparator: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }).map(Array.init)
+        : [folded]
+      return trigramLookup(field, runs)
+    case .notEqual:
+      return .scan(reason: "!= is answered by checking every row")
+    }
+  }
+
+  private static func union(_ nodes: [PlanNode]) -> PlanNode {
+    if let scan = nodes.first(where: { if case .scan = $0 { true } else { false } }) { return scan }
+    let live = nodes.filter { if case .nothing = $0 { false } else { true } }
+    if live.isEmpty { return .nothing(reason: "no value can match") }
+    return live.count == 1 ? live[0] : .or(live)
+  }
+
+  private static func equalityLookup(
+    _ field: Field, _ value: QueryValue, _ options: StringOptions, listField: Bool
+  )
+    -> PlanNode
+  {
+    switch value {
+    case .null:
+      // A list's elements are never nil; `ANY topics == nil` matches nothing.
+      if listField { return .nothing(reason: "list elements are never nil") }
+      return .lookup(
+        IndexLookup(
+          access: .terms(
+            field: field, prefixes: [IndexKeys.nullTermPrefix(field: field.position)], values: ["nil"]),
+          isExact: true))
+    case .bool(let flag):
+      let text = flag ? "true" : "false"
+      return .lookup(
+        IndexLookup(
+          access: .terms(
+            field: field, prefixes: [IndexKeys.termPrefix(field: field.position, value: text)], values: [text]
+          ),
+          isExact: true))
+    case .string(let text):
+      if options.isEmpty {
+        return .lookup(
+          IndexLookup(
+            access: .terms(
+              field: field, prefixes: [IndexKeys.termPrefix(field: field.position, value: text)],
+              values: [text]),
+            isExact: true))
+      }
+      return .lookup(
+        IndexLookup(
+          access: .termGroup(
+            field: field, folded: TextFolding.fold(text, TextFolding.all), value: text, options: options),
+          isExact: true))
+    default:
+      return .nothing(reason: "\(field.name) never equals \(value)")
+    }
+  }
+
+  private static func orderedPoint(_ field: Field, _ value: QueryValue) -> PlanNode {
+    if case .null = value {
+      return .lookup(
+        IndexLookup(access: .ordered(field: field, lower: 0, upper: 0, nullsOnly: true), isExact: true))
+    }
+    return orderedRange(field, .equal, value)
+  }
+
+  /// The inclusive whole-number range a comparison admits.
+  private static func orderedRange(_ field: Field, _ op: ComparisonOperator, _ value: QueryValue) -> PlanNode
+  {
+    func bounds(_ op: ComparisonOperator, _ value: QueryValue) -> (Int64, Int64)? {
+      let minimum = Int64.min
+      let maximum = Int64.max
+      var whole: Int64?
+      if case .integer(let v) = value { whole = v }
+      if case .date(let d) = value { whole = d.secondsSince1970 }
+      if let v = whole {
+        switch op {
+        case .equal: return (v, v)
+        case .less: return v == minimum ? nil : (minimum, v - 1)
+        case .lessOrEqual: return (minimum, v)
+        case .greater: return v == maximum ? nil : (v + 1, maximum)
+        case .greaterOrEqual: return (v, maximum)
+        default: return nil
+        }
+      }
+      switch value {
+      case .double(let d):
+        guard !d.isNaN else { return nil }
+        func clamp(_ x: Double) -> Int64 {
+          x <= -9.2e18 ? minimum : (x >= 9.2e18 ? maximum : Int64(x))
+        }
+        switch op {
+        case .equal: return d.rounded() == d && abs(d) < 9.2e18 ? (Int64(d), Int64(d)) : nil
+        case .less:
+          let c = d.rounded(.up)
+          return c <= -9.2e18 ? nil : (minimum, clamp(c) - 1)
+        case .lessOrEqual: return d < -9.2e18 ? nil : (minimum, clamp(d.rounded(.down)))
+        case .greater:
+          let f = d.rounded(.down)
+          return f >= 9.2e18 ? nil : (clamp(f) + 1, maximum)
+        case .greaterOrEqual: return d > 9.2e18 ? nil : (clamp(d.rounded(.up)), maximum)
+        default: return nil
+        }
+      default: return nil
+      }
+    }
+    let range: (Int64, Int64)?
+    if op == .between {
+      guard case .list(let items) = value, items.count == 2,
+        let low = bounds(.greaterOrEqual, items[0]), let high = bounds(.lessOrEqual, items[1])
+      else { return .nothing(reason: "empty range") }
+      range = (max(low.0, high.0), min(low.1, high.1))
+    } else {
+      range = bounds(op, value)
+    }
+    guard let (lower, upper) = range, lower <= upper else {
+      return .nothing(reason: "empty range of \(field.name)")
+    }
+    return .lookup(
+      IndexLookup(access: .ordered(field: field, lower: lower, upper: upper, nullsOnly: false), isExact: true)
+    )
+  }
+
+  /// Rows holding every trigram of every literal run: a superset of the matches.
+  private static func trigramLookup(_ field: Field, _ runs: [[UInt8]]) -> PlanNode {
+    var codes: [UInt32] = []
+    for run in runs { IndexKeys.trigrams(of: run, field: field.position, into: &codes) }
+    codes = Array(Set(codes)).sorted()
+    guard !codes.isEmpty else {
+      return .scan(reason: "patterns shorter than 3 bytes have no trigrams")
+    }
+    return .lookup(IndexLookup(access: .trigrams(field: field, codes: codes), isExact: false))
+  }
+}

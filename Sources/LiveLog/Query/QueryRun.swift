@@ -1,0 +1,159 @@
+import LMDB
+
+/// Runs a whole query — candidates, per-row checks, order, limit — inside one read transaction.
+struct QueryRun<Txn: ReadableTransaction> {
+  let materializer: Materializer
+  let txn: Txn
+  /// The plan's steps, for `explain`.
+  private(set) var steps: [PlanStep] = []
+  /// Candidates that needed a per-row check, and how many of them matched.
+  private(set) var checked = 0
+
+  init(materializer: Materializer, txn: Txn) {
+    self.materializer = materializer
+    self.txn = txn
+  }
+
+  /// The rows of the query's results, in result order.
+  mutating func rows(for query: Query) throws -> [Row] {
+    var executor = QueryExecutor(materializer: materializer, txn: txn)
+    let candidates = try executor.candidates(QueryPlanner.plan(query.predicate))
+    steps = executor.steps
+    // Without a sort, the first `limit` matches in row order are the answer: stop early.
+    let earlyLimit = query.sort.isEmpty ? query.limit : nil
+    var rows: [Row]
+    switch candidates {
+    case .rows(let candidateRows, true):
+      rows = candidateRows
+    case .rows(let candidateRows, false):
+      rows = try check(candidateRows, query.predicate, limit: earlyLimit)
+    case .all(true):
+      rows = try allRows(limit: earlyLimit)
+    case .all(false):
+      rows = try scan(query.predicate, limit: earlyLimit)
+    }
+    if !query.sort.isEmpty {
+      rows = try sort(rows, by: query.sort, limit: query.limit)
+    }
+    if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+    return rows
+  }
+
+  /// The candidates that match `predicate`, checked one record at a time.
+  private mutating func check(_ candidates: [Row], _ predicate: Predicate, limit: Int?) throws -> [Row] {
+    let compiled = CompiledPredicate(predicate)
+    var rows: [Row] = []
+    for row in candidates {
+      guard let bytes = try txn.get(materializer.records, UInt64(row)) else {
+        throw StoreError.corruptState(reason: "an index names row \(row), which has no record")
+      }
+      checked += 1
+      if try RecordFields.matches(compiled, bytes, row: row) {
+        rows.append(row)
+        if let limit, rows.count >= limit { break }
+      }
+    }
+    return rows
+  }
+
+  /// Every record, checked against `predicate`.
+  private mutating func scan(_ predicate: Predicate, limit: Int?) throws -> [Row] {
+    let compiled = CompiledPredicate(predicate)
+    var rows: [Row] = []
+    var checked = 0
+    try txn.withCursor(materializer.records) { cursor in
+      var entry = try cursor.first()
+      while let current = entry {
+        let row = Row(truncatingIfNeeded: current.integerKey ?? 0)
+        checked += 1
+        if try RecordFields.matches(compiled, current.value, row: row) {
+          rows.append(row)
+          if let limit, rows.count >= limit { break }
+        }
+        entry = try cursor.next()
+      }
+    }
+    self.checked += checked
+    return rows
+  }
+
+  private func allRows(limit: Int?) throws -> [Row] {
+    try txn.withCursor(materializer.records) { cursor in
+      var rows: [Row] = []
+      var entry = try cursor.first()
+      while let current = entry {
+        rows.append(Row(truncatingIfNeeded: current.integerKey ?? 0))
+        if let limit, rows.count >= limit { break }
+        entry = try cursor.next()
+      }
+      return rows
+    }
+  }
+
+  /// Rows ordered by the sort keys, ties by row (insertion order). Nil sorts first ascending.
+  private func sort(_ rows: [Row], by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
+    var keyed: [(row: Row, keys: [FieldValue])] = []
+    keyed.reserveCapacity(rows.count)
+    for row in rows {
+      guard let bytes = try txn.get(materializer.records, UInt64(row)) else {
+        throw StoreError.corruptState(reason: "row \(row) has no record")
+      }
+      var keys: [FieldValue] = []
+      for descriptor in descriptors { keys.append(try RecordFields.value(descriptor.field, bytes, row: row)) }
+      keyed.append((row, keys))
+    }
+    keyed.sort { a, b in
+      for (index, descriptor) in descriptors.enumerated() {
+        let order = SortOrder.compare(a.keys[index], b.keys[index])
+        if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+      }
+      return a.row < b.row
+    }
+    return keyed.map(\.row)
+  }
+}
+
+/// Reading fields of an encoded record for checks and sorting.
+enum RecordFields {
+  static func value(_ field: Field, _ bytes: UnsafeRawBufferPointer, row: Row) throws -> FieldValue {
+    do {
+      return try RecordCodec.value(at: field.position, in: bytes, schema: Repository.schema)
+    } catch {
+      throw StoreError.corruptState(reason: "record at row \(row): \(error)")
+    }
+  }
+
+  /// Whether the record matches, decoding only the fields the predicate reads.
+  static func matches(_ predicate: CompiledPredicate, _ bytes: UnsafeRawBufferPointer, row: Row) throws
+    -> Bool
+  {
+    var failure: (any Error)?
+    let result = predicate.matches { field in
+      do {
+        return try value(field, bytes, row: row)
+      } catch {
+        failure = error
+        return .null
+      }
+    }
+    if let failure { throw failure }
+    return result
+  }
+}
+
+/// The order of `SORT`: nil first, then values by type (numbers, dates, strings by Unicode scalar
+/// values, false before true).
+enum SortOrder {
+  static func compare(_ a: FieldValue, _ b: FieldValue) -> Int {
+    switch (a, b) {
+    case (.null, .null): return 0
+    case (.null, _): return -1
+    case (_, .null): return 1
+    case (.integer(let x), .integer(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+    case (.date(let x), .date(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+    case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
+    case (.string(let x), .string(let y)): return TextMatching.compare(Array(x.utf8), Array(y.utf8))
+    default: return 0
+    }
+  }
+}

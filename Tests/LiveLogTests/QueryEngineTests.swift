@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import LiveLog
+
+/// The engine against a brute-force evaluation of the same predicates over the same records.
+@Suite struct QueryEngineTests {
+  static let fixture = QueryFixture.shared
+  static let schema = Repository.schema
+
+  static func field(_ name: String) -> Field {
+    schema.field(named: name) ?? schema.fields[0]
+  }
+
+  static let values: [[FieldValue]] = fixture.repositories.map(\.fieldValues)
+
+  /// The brute-force answer: every record checked, then sorted, then limited.
+  static func bruteForce(_ query: Query) -> [Int64] {
+    var matches: [Int] = []
+    for index in values.indices
+    where PredicateEvaluator.matches(query.predicate, { values[index][$0.position] }) {
+      matches.append(index)
+    }
+    if !query.sort.isEmpty {
+      matches.sort { a, b in
+        for descriptor in query.sort {
+          let order = SortOrder.compare(
+            values[a][descriptor.field.position], values[b][descriptor.field.position])
+          if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+        }
+        return a < b
+      }
+    }
+    if let limit = query.limit, matches.count > limit { matches.removeLast(matches.count - limit) }
+    return matches.map { fixture.repositories[$0].id }
+  }
+
+  static func engine(_ query: Query) throws -> [Int64] {
+    try fixture.store.results(query).ids()
+  }
+
+  @Test func theSeedQueryIsAnsweredFromTheSubstringIndex() throws {
+    let query = Query(
+      predicate: .comparison(
+        Comparison(
+          field: Self.field("full_name"), operator: .contains, options: .caseInsensitive,
+          value: .string("anim"))))
+    let ids = try Self.engine(query)
+    #expect(ids == Self.bruteForce(query))
+    let explanation = try Self.fixture.store.explain(query)
+    #expect(explanation.usesIndex)
+    #expect(explanation.steps.first?.description.contains("trigrams") == true)
+  }
+
+  @Test(arguments: 0..<8)
+  func randomPredicatesAgreeWithBruteForce(chunk: Int) throws {
+    var random = SeededRandom(seed: 1_000 + UInt64(chunk))
+    var generator = PredicateGenerator(repositories: Self.fixture.repositories)
+    for round in 0..<250 {
+      let query = generator.query(using: &random)
+      let expected = Self.bruteForce(query)
+      let actual = try Self.engine(query)
+      #expect(actual == expected, "chunk \(chunk) round \(round): \(query)")
+      if actual != expected { return }
+    }
+  }
+}

@@ -1,0 +1,159 @@
+@testable import LiveLog
+
+/// Random queries over the repository schema: every operator and modifier, nesting, nil,
+/// non-ASCII, short and long patterns, values drawn from the data so that many queries match.
+struct PredicateGenerator {
+  let repositories: [Repository]
+  let schema = Repository.schema
+  private let words: [String]
+
+  init(repositories: [Repository]) {
+    self.repositories = repositories
+    var words: Set<String> = []
+    for repository in repositories.prefix(5_000) {
+      for part in repository.fullName.split(whereSeparator: { "/-_ .".contains($0) }) {
+        words.insert(String(part))
+      }
+    }
+    self.words = words.sorted()
+  }
+
+  mutating func query(using random: inout SeededRandom) -> Query {
+    var query = Query(predicate: predicate(depth: 0, using: &random))
+    if Int.random(in: 0..<3, using: &random) == 0 {
+      let sortable = schema.fields.filter { $0.type != .stringList }
+      for _ in 0..<Int.random(in: 1...2, using: &random) {
+        if let field = sortable.randomElement(using: &random) {
+          query.sort.append(SortDescriptor(field: field, ascending: Bool.random(using: &random)))
+        }
+      }
+    }
+    if Int.random(in: 0..<3, using: &random) == 0 { query.limit = Int.random(in: 0...50, using: &random) }
+    return query
+  }
+
+  private mutating func predicate(depth: Int, using random: inout SeededRandom) -> Predicate {
+    let roll = Int.random(in: 0..<10, using: &random)
+    if depth < 3 && roll < 3 {
+      let parts = (0..<Int.random(in: 2...3, using: &random)).map { _ in
+        predicate(depth: depth + 1, using: &random)
+      }
+      return roll == 0 ? .or(parts) : .and(parts)
+    }
+    if depth < 3 && roll == 3 { return .not(predicate(depth: depth + 1, using: &random)) }
+    if roll == 4 && depth > 0 && Int.random(in: 0..<10, using: &random) == 0 {
+      return .constant(Bool.random(using: &random))
+    }
+    return .comparison(comparison(using: &random))
+  }
+
+  private func sample(using random: inout SeededRandom) -> [FieldValue] {
+    repositories[Int.random(in: 0..<repositories.count, using: &random)].fieldValues
+  }
+
+  private func pattern(from text: String, using random: inout SeededRandom) -> String {
+    let characters = Array(text)
+    guard !characters.isEmpty else { return "" }
+    let start = Int.random(in: 0..<characters.count, using: &random)
+    let length = Int.random(in: 1...min(12, characters.count - start), using: &random)
+    var piece = String(characters[start..<(start + length)])
+    switch Int.random(in: 0..<6, using: &random) {
+    case 0: piece = piece.uppercased()
+    case 1: piece = piece.lowercased()
+    case 2: piece = words.randomElement(using: &random) ?? piece
+    default: break
+    }
+    return piece
+  }
+
+  private mutating func comparison(using random: inout SeededRandom) -> Comparison {
+    let field = schema.fields.randomElement(using: &random) ?? schema.fields[0]
+    let values = sample(using: &random)
+    let own = values[field.position]
+    let options = StringOptions(rawValue: UInt8.random(in: 0...3, using: &random))
+    switch field.type {
+    case .string:
+      let text: String =
+        if case .string(let s) = own { s } else { words.randomElement(using: &random) ?? "x" }
+      let ops: [ComparisonOperator] = [
+        .equal, .notEqual, .contains, .beginsWith, .endsWith, .like, .in, .less, .greaterOrEqual, .between,
+      ]
+      let op = ops.randomElement(using: &random) ?? .equal
+      switch op {
+      case .equal, .notEqual:
+        if Int.random(in: 0..<8, using: &random) == 0 {
+          return Comparison(field: field, operator: op, value: .null)
+        }
+        return Comparison(
+          field: field, operator: op, options: options,
+          value: .string(Bool.random(using: &random) ? text : pattern(from: text, using: &random)))
+      case .in:
+        var items: [QueryValue] = [.string(text), .string(pattern(from: text, using: &random))]
+        if Bool.random(using: &random) { items.append(.null) }
+        return Comparison(field: field, operator: .in, options: options, value: .list(items))
+      case .like:
+        var p = Array(pattern(from: text, using: &random))
+        for _ in 0..<Int.random(in: 1...3, using: &random) {
+          p.insert(Bool.random(using: &random) ? "*" : "?", at: Int.random(in: 0...p.count, using: &random))
+        }
+        return Comparison(field: field, operator: .like, options: options, value: .string(String(p)))
+      case .between:
+        let a = pattern(from: text, using: &random)
+        let b = words.randomElement(using: &random) ?? "z"
+        return Comparison(
+          field: field, operator: .between, options: options,
+          value: .list([.string(min(a, b)), .string(max(a, b))]))
+      default:
+        return Comparison(
+          field: field, operator: op, options: options, value: .string(pattern(from: text, using: &random)))
+      }
+    case .integer, .date:
+      func value() -> QueryValue {
+        let base: Int64 =
+          if case .integer(let n) = own { n } else if case .date(let d) = own { d.secondsSince1970 } else {
+            Int64.random(in: 0...1_000, using: &random)
+          }
+        let shifted = base + Int64.random(in: -3...3, using: &random)
+        if field.type == .date { return .date(Timestamp(secondsSince1970: shifted)) }
+        return Int.random(in: 0..<5, using: &random) == 0 ? .double(Double(shifted) + 0.5) : .integer(shifted)
+      }
+      let ops: [ComparisonOperator] = [
+        .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .in,
+      ]
+      let op = ops.randomElement(using: &random) ?? .equal
+      switch op {
+      case .between:
+        let a = value()
+        let b = value()
+        return Comparison(field: field, operator: .between, value: .list([a, b]))
+      case .in: return Comparison(field: field, operator: .in, value: .list([value(), value(), .null]))
+      case .equal, .notEqual:
+        if Int.random(in: 0..<6, using: &random) == 0 {
+          return Comparison(field: field, operator: op, value: .null)
+        }
+        return Comparison(field: field, operator: op, value: value())
+      default: return Comparison(field: field, operator: op, value: value())
+      }
+    case .bool:
+      let value: QueryValue =
+        [QueryValue.bool(true), .bool(false), .null].randomElement(using: &random) ?? .null
+      return Comparison(
+        field: field, operator: Bool.random(using: &random) ? .equal : .notEqual, value: value)
+    case .stringList:
+      let element: String =
+        if case .strings(let list) = own, let first = list.randomElement(using: &random) { first } else {
+          words.randomElement(using: &random) ?? "swift"
+        }
+      if Int.random(in: 0..<8, using: &random) == 0 {
+        return Comparison(
+          field: field, operator: Bool.random(using: &random) ? .equal : .notEqual, value: .null)
+      }
+      let quantifier: Quantifier = [.any, .any, .all, .none].randomElement(using: &random) ?? .any
+      let op: ComparisonOperator =
+        [.equal, .contains, .beginsWith, .notEqual].randomElement(using: &random) ?? .equal
+      return Comparison(
+        field: field, quantifier: quantifier, operator: op, options: options,
+        value: .string(op == .equal ? element : pattern(from: element, using: &random)))
+    }
+  }
+}
