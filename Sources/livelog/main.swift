@@ -7,6 +7,8 @@ import LiveLog
 
 let commands: [Command] = [
   ingestCommand,
+  queryCommand,
+  explainCommand,
   logCommand,
   statsCommand,
 ]
@@ -71,6 +73,10 @@ func run() -> Int32 {
   } catch let error as UsageError {
     output.flush()
     printError("error: \(error.message)\n\n\(command.help)")
+    return 2
+  } catch let error as QueryError {
+    output.flush()
+    printError("error: \(error)")
     return 2
   } catch let error as InputError {
     output.flush()

@@ -57,10 +57,13 @@ import Testing
     var random = SeededRandom(seed: 1_000 + UInt64(chunk))
     var generator = PredicateGenerator(repositories: Self.fixture.repositories)
     for round in 0..<250 {
-      let query = generator.query(using: &random)
+      let generated = generator.query(using: &random)
+      // Through the query language, as a user would write it.
+      let query = try Query(parsing: generated.text)
+      #expect(query == generated, "\(generated.text) ≠ \(query.text)")
       let expected = Self.bruteForce(query)
       let actual = try Self.engine(query)
-      #expect(actual == expected, "chunk \(chunk) round \(round): \(query)")
+      #expect(actual == expected, "chunk \(chunk) round \(round): \(query.text)")
       if actual != expected { return }
     }
   }

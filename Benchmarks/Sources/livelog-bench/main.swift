@@ -1,7 +1,8 @@
 import Foundation
 
 let scenarios: [Scenario] = [
-  ingestScenario,
+  .ingest,
+  .changesets,
 ]
 
 func usage() -> String {

@@ -43,6 +43,6 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
 extension String {
   /// One line with the same columns: tabs and newlines become spaces.
   fileprivate var replacingTabsAndNewlines: String {
-    String(map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 })
+    String(map { $0 == "\t" || $0.isNewline ? " " : $0 })
   }
 }

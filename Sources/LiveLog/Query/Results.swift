@@ -175,3 +175,36 @@ public struct QueryExplanation: Sendable, Hashable {
     steps.contains { $0.description.contains("index") && $0.skipped == nil }
   }
 }
+
+extension Results {
+  /// These results narrowed by a predicate in the query language, with `%@` values and `%K`
+  /// field names taken from `arguments`, as in Realm:
+  /// `store.objects(Repository.self).filter("full_name CONTAINS[c] %@ AND language = %@", term, "Swift")`.
+  public func filter(_ text: String, _ arguments: any QueryArgument...) throws(QueryError) -> Results {
+    with(try query.filter(text, arguments: arguments))
+  }
+
+  /// These results narrowed by a condition the compiler checks:
+  /// `.where { $0.fullName.contains(term, options: .caseInsensitive) && $0.language == "Swift" }`.
+  public func `where`(_ build: (RepositoryFields) -> QueryCondition) -> Results {
+    with(query.where(build))
+  }
+
+  /// These results sorted by a field named as in queries (`stargazers_count`), after any
+  /// earlier sort keys; ties keep insertion order.
+  public func sorted(by field: String, ascending: Bool = true) throws(QueryError) -> Results {
+    with(try query.sorted(by: field, ascending: ascending))
+  }
+
+  /// These results sorted by a typed field: `.sorted(by: \.stargazersCount, ascending: false)`.
+  public func sorted<F: SortableField>(by keyPath: KeyPath<RepositoryFields, F>, ascending: Bool = true)
+    -> Results
+  {
+    with(query.sorted(by: keyPath, ascending: ascending))
+  }
+
+  /// At most the first `count` results.
+  public func limit(_ count: Int) -> Results {
+    with(query.limit(count))
+  }
+}

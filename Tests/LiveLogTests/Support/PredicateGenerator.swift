@@ -38,7 +38,8 @@ struct PredicateGenerator {
       let parts = (0..<Int.random(in: 2...3, using: &random)).map { _ in
         predicate(depth: depth + 1, using: &random)
       }
-      return roll == 0 ? .or(parts) : .and(parts)
+      // Flat, as the parser builds chains of the same operator.
+      return roll == 0 ? Predicate.disjunction(parts) : Predicate.conjunction(parts)
     }
     if depth < 3 && roll == 3 { return .not(predicate(depth: depth + 1, using: &random)) }
     if roll == 4 && depth > 0 && Int.random(in: 0..<10, using: &random) == 0 {

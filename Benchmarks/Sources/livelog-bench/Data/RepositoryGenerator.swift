@@ -21,7 +21,8 @@ struct RepositoryGenerator {
     }
     var descriptions: [String] = []
     for index in 0...4 {
-      let file = try RecordFile(path: fixtures.appendingPathComponent("api-repos/repos-0\(index).ndjson").path)
+      let file = try RecordFile(
+        path: fixtures.appendingPathComponent("api-repos/repos-0\(index).ndjson").path)
       try file.forEachMutation { mutation, _ in
         if case .upsert(let repository) = mutation, let text = repository.description, !text.isEmpty {
           descriptions.append(text)
@@ -66,7 +67,8 @@ struct RepositoryGenerator {
       repository.createdAt = stats.createdAt
       repository.updatedAt = stats.updatedAt
       repository.pushedAt = stats.updatedAt
-      repository.description = descriptions.isEmpty ? nil : descriptions[Int(random.next() % UInt64(descriptions.count))]
+      repository.description =
+        descriptions.isEmpty ? nil : descriptions[Int(random.next() % UInt64(descriptions.count))]
       repository.isFork = random.next() % 10 == 0
       repository.isArchived = random.next() % 20 == 0
       repository.defaultBranch = "main"

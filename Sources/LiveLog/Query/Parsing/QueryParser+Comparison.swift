@@ -1,0 +1,294 @@
+/// The syntax of one comparison: `[quantifier] keyPath op[options] value` or `value IN keyPath`.
+extension QueryParser {
+  /// A field as written in the query.
+  struct KeyPathNode {
+    var field: Field
+    var column: Int
+  }
+
+  /// An operator with its options.
+  struct OperatorNode {
+    var comparisonOperator: ComparisonOperator
+    var token: Token
+    var options: StringOptions
+    /// Where `[` of the options is, for errors about them.
+    var optionsColumn: Int
+  }
+
+  /// A value as written, before it is checked against a field.
+  struct ValueNode {
+    enum Content {
+      case scalar(QueryValue)
+      /// A whole number beyond `Int64`: fine for no field, but the error depends on the field.
+      case oversizedInteger
+      case list([ValueNode])
+    }
+
+    var content: Content
+    var column: Int
+    /// How messages name the value: its text, or "argument 2 ('x')".
+    var label: String
+    /// Whether it came from a `%@` argument, which makes a wrong value an `.argument` error.
+    var isArgument: Bool
+  }
+
+  private static let operatorWords: [(String, ComparisonOperator)] = [
+    ("BETWEEN", .between), ("IN", .in), ("CONTAINS", .contains), ("BEGINSWITH", .beginsWith),
+    ("ENDSWITH", .endsWith), ("LIKE", .like),
+  ]
+
+  private static let quantifierWords: [(String, Quantifier)] = [
+    ("ANY", .any), ("SOME", .any), ("ALL", .all), ("NONE", .none),
+  ]
+
+  mutating func comparison() throws(QueryError) -> Comparison {
+    let start = current
+    if let (_, quantifier) = QueryParser.quantifierWords.first(where: { start.isKeyword($0.0) }) {
+      advance()
+      let key = try keyPath(after: start)
+      let op = try comparisonOperator(after: key, keyToken: tokens[position - 1])
+      let value = try value(after: op.token)
+      return try typedComparison(quantifier: (quantifier, start), key: key, op: op, value: value)
+    }
+    if startsValue(start) { return try membership() }
+    guard start.kind == .keyPathPlaceholder || (isIdentifier(start) && !start.isReservedWord) else {
+      throw expected("a condition (a field name, NOT, '(' or TRUEPREDICATE)", found: start)
+    }
+    let key = try keyPath(after: nil)
+    let op = try comparisonOperator(after: key, keyToken: start)
+    let value = try value(after: op.token)
+    return try typedComparison(quantifier: nil, key: key, op: op, value: value)
+  }
+
+  /// `'swift' IN topics`, which means `ANY topics == 'swift'`.
+  private mutating func membership() throws(QueryError) -> Comparison {
+    let value = try value(after: nil)
+    guard current.isKeyword("IN") else {
+      throw expected(
+        "IN after the value \(value.label) (a value comes first only in 'swift' IN topics; "
+          + "otherwise write the field first: name == 'x')",
+        found: current)
+    }
+    let inToken = advance()
+    let (options, optionsColumn) = try options()
+    let key = try keyPath(after: inToken)
+    guard key.field.type == .stringList else {
+      throw error(
+        .typeMismatch,
+        "a value IN a field needs a list field such as topics; \(QueryParser.describe(key.field)) "
+          + "(write \(key.field.name) == … or \(key.field.name) IN {…})",
+        column: key.column)
+    }
+    if case .list = value.content {
+      throw error(
+        value.isArgument ? .argument : .syntax,
+        "a list cannot be IN a field; write ANY \(key.field.name) IN {…}",
+        column: value.column)
+    }
+    let op = OperatorNode(
+      comparisonOperator: .equal, token: inToken, options: options, optionsColumn: optionsColumn)
+    let element = try scalar(value, elementType: .string, field: key.field, op: op, allowsNull: false)
+    return Comparison(field: key.field, quantifier: .any, operator: .equal, options: options, value: element)
+  }
+
+  // MARK: - Key paths
+
+  /// A field name or `%K`; `previous` is the token before, for the message when it is missing.
+  mutating func keyPath(after previous: Token?) throws(QueryError) -> KeyPathNode {
+    let token = current
+    switch token.kind {
+    case .identifier(let name) where !token.isReservedWord:
+      advance()
+      return KeyPathNode(field: try resolve(name, at: token), column: token.column)
+    case .keyPathPlaceholder:
+      advance()
+      let (value, number) = try takeArgument(for: token)
+      guard case .string(let name) = value else {
+        throw error(
+          .argument,
+          "%K needs a field name (a String), but argument \(number) is \(QueryParser.noun(value)) "
+            + "(\(QueryParser.render(value)))",
+          at: token)
+      }
+      return KeyPathNode(field: try resolve(name, at: token), column: token.column)
+    default:
+      throw expected(previous.map { "a field name after \($0.quoted)" } ?? "a field name", found: token)
+    }
+  }
+
+  private func resolve(_ name: String, at token: Token) throws(QueryError) -> Field {
+    if let field = Repository.schema.field(named: name) { return field }
+    throw error(.unknownField, QueryParser.unknownFieldMessage(name), at: token)
+  }
+
+  // MARK: - Operators
+
+  private mutating func comparisonOperator(after key: KeyPathNode, keyToken: Token) throws(QueryError)
+    -> OperatorNode
+  {
+    let token = current
+    let op: ComparisonOperator
+    switch token.kind {
+    case .symbol(.equal): op = .equal
+    case .symbol(.notEqual): op = .notEqual
+    case .symbol(.less): op = .less
+    case .symbol(.lessOrEqual): op = .lessOrEqual
+    case .symbol(.greater): op = .greater
+    case .symbol(.greaterOrEqual): op = .greaterOrEqual
+    case .identifier(let word):
+      if let (_, known) = QueryParser.operatorWords.first(where: { token.isKeyword($0.0) }) {
+        op = known
+      } else if token.isReservedWord {
+        throw expected("an operator after \(keyToken.quoted)", found: token)
+      } else {
+        let shown = word.count <= 40 ? word : String(word.prefix(37)) + "…"
+        throw error(
+          .syntax,
+          "unknown operator '\(shown)'; expected ==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, "
+            + "ENDSWITH or LIKE",
+          at: token)
+      }
+    default:
+      throw expected("an operator after \(keyToken.quoted)", found: token)
+    }
+    advance()
+    let (options, optionsColumn) = try options()
+    return OperatorNode(comparisonOperator: op, token: token, options: options, optionsColumn: optionsColumn)
+  }
+
+  /// `[c]`, `[d]`, `[cd]` or `[dc]` right after an operator; none is `[]`.
+  private mutating func options() throws(QueryError) -> (StringOptions, Int) {
+    let open = current
+    guard open.kind == .symbol(.leftBracket) else { return ([], open.column) }
+    advance()
+    let letters = current
+    guard case .identifier(let text) = letters.kind, let options = QueryParser.options(text) else {
+      if letters.kind == .symbol(.rightBracket) || letters.isEnd {
+        throw expected("c, d or cd inside '[ ]'", found: letters)
+      }
+      throw error(.syntax, "unknown option '[\(letters.shortText)]'; use [c], [d] or [cd]", at: letters)
+    }
+    advance()
+    guard current.kind == .symbol(.rightBracket) else {
+      throw expected("']' to close the options at column \(open.column)", found: current)
+    }
+    advance()
+    return (options, open.column)
+  }
+
+  private static func options(_ letters: String) -> StringOptions? {
+    var options: StringOptions = []
+    for letter in letters.lowercased() {
+      let option: StringOptions
+      switch letter {
+      case "c": option = .caseInsensitive
+      case "d": option = .diacriticInsensitive
+      default: return nil
+      }
+      guard !options.contains(option) else { return nil }
+      options.insert(option)
+    }
+    return options.isEmpty ? nil : options
+  }
+
+  // MARK: - Values
+
+  private func isIdentifier(_ token: Token) -> Bool {
+    if case .identifier = token.kind { return true }
+    return false
+  }
+
+  private func startsValue(_ token: Token) -> Bool {
+    switch token.kind {
+    case .string, .integer, .decimal, .date, .valuePlaceholder, .symbol(.leftBrace): true
+    case .identifier: token.keyword(among: ["TRUE", "YES", "FALSE", "NO", "NIL", "NULL"]) != nil
+    default: false
+    }
+  }
+
+  /// A value, or a `{…}` list of values; `previous` (the operator) is named when it is missing.
+  private mutating func value(after previous: Token?, inList: Bool = false) throws(QueryError) -> ValueNode {
+    let token = current
+    func literal(_ value: QueryValue) -> ValueNode {
+      ValueNode(content: .scalar(value), column: token.column, label: token.shortText, isArgument: false)
+    }
+    switch token.kind {
+    case .string(let text):
+      advance()
+      return literal(.string(text))
+    case .integer(let number):
+      advance()
+      guard let number else {
+        return ValueNode(
+          content: .oversizedInteger, column: token.column, label: token.shortText, isArgument: false)
+      }
+      return literal(.integer(number))
+    case .decimal(let number):
+      advance()
+      return literal(.double(number))
+    case .date(let date):
+      advance()
+      return literal(.date(date))
+    case .valuePlaceholder:
+      advance()
+      let (value, number) = try takeArgument(for: token)
+      return QueryParser.argumentNode(value, number: number, column: token.column)
+    case .symbol(.leftBrace) where !inList:
+      return try list()
+    case .symbol(.leftBrace):
+      throw error(.syntax, "lists cannot be nested", at: token)
+    case .identifier(let word):
+      if let keyword = token.keyword(among: ["TRUE", "YES", "FALSE", "NO", "NIL", "NULL"]) {
+        advance()
+        switch keyword {
+        case "TRUE", "YES": return literal(.bool(true))
+        case "FALSE", "NO": return literal(.bool(false))
+        default: return literal(.null)
+        }
+      }
+      let after = previous.map { "a value after \($0.quoted)" } ?? "a value"
+      let hint = token.isReservedWord || word.count > 40 ? "" : " (text needs quotes: '\(word)')"
+      throw error(.syntax, "expected \(after), found \(token.quoted)\(hint)", at: token)
+    default:
+      throw expected(previous.map { "a value after \($0.quoted)" } ?? "a value", found: token)
+    }
+  }
+
+  /// `{a, b, …}`.
+  private mutating func list() throws(QueryError) -> ValueNode {
+    let open = advance()
+    var items: [ValueNode] = []
+    if current.kind == .symbol(.rightBrace) {
+      advance()
+      return ValueNode(content: .list([]), column: open.column, label: "{}", isArgument: false)
+    }
+    while true {
+      items.append(try value(after: tokens[position - 1], inList: true))
+      if current.kind == .symbol(.comma) {
+        advance()
+        continue
+      }
+      if current.kind == .symbol(.rightBrace) { break }
+      if current.isEnd { throw unclosed(open) }
+      throw expected("',' or '}' in the list at column \(open.column)", found: current)
+    }
+    advance()
+    return ValueNode(content: .list(items), column: open.column, label: "the list", isArgument: false)
+  }
+
+  /// The node for a `%@` argument, lists included.
+  private static func argumentNode(_ value: QueryValue, number: Int, column: Int) -> ValueNode {
+    let label = "argument \(number) (\(render(value)))"
+    guard case .list(let items) = value else {
+      return ValueNode(content: .scalar(value), column: column, label: label, isArgument: true)
+    }
+    let nodes = items.map { argumentNode($0, number: number, column: column) }
+    return ValueNode(content: .list(nodes), column: column, label: label, isArgument: true)
+  }
+
+  /// A value in query text, shortened for a message.
+  static func render(_ value: QueryValue) -> String {
+    let text = value.queryText
+    return text.count <= 40 ? text : String(text.prefix(37)) + "…"
+  }
+}
