@@ -46,6 +46,13 @@ public struct Cursor {
     try move(MDB_SET_KEY, key)
   }
 
+  /// Moves to the integer key `key` exactly. Seeks to nearby keys in ascending order are cheap:
+  /// LMDB looks on the cursor's current page before searching from the root.
+  public mutating func seek(to key: UInt64) throws -> Entry? {
+    var key = key
+    return try withUnsafeBytes(of: &key) { (k) in try move(MDB_SET_KEY, k) }
+  }
+
   /// Moves to the first entry whose key is at least `key`.
   public mutating func seek(atLeast key: UnsafeRawBufferPointer) throws -> Entry? {
     try move(MDB_SET_RANGE, key)

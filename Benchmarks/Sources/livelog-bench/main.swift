@@ -3,6 +3,7 @@ import Foundation
 let scenarios: [Scenario] = [
   .ingest,
   .changesets,
+  .query,
 ]
 
 func usage() -> String {

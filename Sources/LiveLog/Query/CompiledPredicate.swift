@@ -50,6 +50,78 @@ struct CompiledPredicate: Sendable {
     CompiledPredicate.evaluate(root, value)
   }
 
+  /// Whether a stored record matches. Strings are folded from the bytes in the map into one
+  /// scratch buffer: no `String` and no allocation per record for ASCII text.
+  func matches(_ record: RecordView) throws(StoreError) -> Bool {
+    var scratch: [UInt8] = []
+    scratch.reserveCapacity(256)
+    return try CompiledPredicate.evaluate(root, record, &scratch)
+  }
+
+  private static func evaluate(_ node: Node, _ record: RecordView, _ scratch: inout [UInt8])
+    throws(StoreError)
+    -> Bool
+  {
+    switch node {
+    case .constant(let result): return result
+    case .not(let inner): return try !evaluate(inner, record, &scratch)
+    case .and(let parts):
+      for part in parts where try !evaluate(part, record, &scratch) { return false }
+      return true
+    case .or(let parts):
+      for part in parts where try evaluate(part, record, &scratch) { return true }
+      return false
+    case .comparison(let prepared):
+      let c = prepared.comparison
+      guard c.field.type == .string, c.quantifier == .single,
+        prepared.folded != nil || !prepared.foldedItems.isEmpty
+      else {
+        let fieldValue = try record.value(c.field)
+        return evaluate(.comparison(prepared)) { _ in fieldValue }
+      }
+      guard let raw = try record.utf8(c.field) else { return PredicateEvaluator.matches(c, .null) }
+      return compare(raw, prepared, &scratch)
+    }
+  }
+
+  /// A stored string against a prepared comparison, folding into `scratch`.
+  private static func compare(_ raw: UnsafeRawBufferPointer, _ prepared: Prepared, _ scratch: inout [UInt8])
+    -> Bool
+  {
+    let c = prepared.comparison
+    if c.operator == .between {
+      return PredicateEvaluator.matches(c, .string(String(decoding: raw, as: UTF8.self)))
+    }
+    if c.options.isEmpty {
+      scratch.removeAll(keepingCapacity: true)
+      scratch.append(contentsOf: raw)
+    } else {
+      TextFolding.fold(utf8: raw, c.options, into: &scratch)
+    }
+    let t = scratch
+    switch c.operator {
+    case .equal: return prepared.folded.map { t == $0 } ?? false
+    case .notEqual: return prepared.folded.map { t != $0 } ?? true
+    case .in: return prepared.foldedItems.contains { $0 == t }
+    case .contains: return prepared.folded.map { TextMatching.contains(t, $0) } ?? false
+    case .beginsWith: return prepared.folded.map { t.starts(with: $0) } ?? false
+    case .endsWith:
+      guard let p = prepared.folded else { return false }
+      return t.count >= p.count && t[(t.count - p.count)...].elementsEqual(p)
+    case .like: return prepared.folded.map { TextMatching.like(t, pattern: $0) } ?? false
+    case .less, .lessOrEqual, .greater, .greaterOrEqual:
+      guard let p = prepared.folded else { return false }
+      let sign = TextMatching.compare(t, p)
+      switch c.operator {
+      case .less: return sign < 0
+      case .lessOrEqual: return sign <= 0
+      case .greater: return sign > 0
+      default: return sign >= 0
+      }
+    case .between: return false
+    }
+  }
+
   private static func evaluate(_ node: Node, _ value: (Field) -> FieldValue) -> Bool {
     switch node {
     case .constant(let result): return result
@@ -63,50 +135,20 @@ struct CompiledPredicate: Sendable {
         return PredicateEvaluator.matches(c, value(c.field))
       }
       let fieldValue = value(c.field)
+      var scratch: [UInt8] = []
+      func compareText(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { compare(UnsafeRawBufferPointer($0), prepared, &scratch) }
+      }
       if case .strings(let elements) = fieldValue, c.quantifier != .single {
         switch c.quantifier {
-        case .any, .single: return elements.contains { compare($0, prepared) }
-        case .all: return elements.allSatisfy { compare($0, prepared) }
-        case .none: return !elements.contains { compare($0, prepared) }
+        case .any, .single: return elements.contains { compareText($0) }
+        case .all: return elements.allSatisfy { compareText($0) }
+        case .none: return !elements.contains { compareText($0) }
         }
       }
-      if case .string(let text) = fieldValue { return compare(text, prepared) }
+      if case .string(let text) = fieldValue { return compareText(text) }
       return PredicateEvaluator.matches(c, fieldValue)
-    }
-  }
-
-  /// One string (a field, or an element of a list) against a prepared comparison.
-  private static func compare(_ text: String, _ prepared: Prepared) -> Bool {
-    let c = prepared.comparison
-    switch c.operator {
-    case .equal, .notEqual:
-      guard let folded = prepared.folded else { return PredicateEvaluator.matches(c, .string(text)) }
-      let equal =
-        c.options.isEmpty ? text.utf8.elementsEqual(folded) : TextFolding.fold(text, c.options) == folded
-      return c.operator == .equal ? equal : !equal
-    case .in:
-      let t = c.options.isEmpty ? Array(text.utf8) : TextFolding.fold(text, c.options)
-      return prepared.foldedItems.contains { $0 == t }
-    case .contains, .beginsWith, .endsWith, .like:
-      guard let p = prepared.folded else { return false }
-      let t = TextFolding.fold(text, c.options)
-      switch c.operator {
-      case .contains: return TextMatching.contains(t, p)
-      case .beginsWith: return t.starts(with: p)
-      case .endsWith: return t.count >= p.count && t[(t.count - p.count)...].elementsEqual(p)
-      default: return TextMatching.like(t, pattern: p)
-      }
-    case .less, .lessOrEqual, .greater, .greaterOrEqual:
-      guard let p = prepared.folded else { return false }
-      let sign = TextMatching.compare(TextFolding.fold(text, c.options), p)
-      switch c.operator {
-      case .less: return sign < 0
-      case .lessOrEqual: return sign <= 0
-      case .greater: return sign > 0
-      default: return sign >= 0
-      }
-    case .between:
-      return PredicateEvaluator.matches(c, .string(text))
     }
   }
 }

@@ -179,7 +179,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       sized.sort { $0.0 < $1.0 }
       var rows: [Row]?
       for (size, code) in sized {
-        if let current = rows, current.count <= 256, size > 32 * max(current.count, 1) { break }
+        // Decoding a row of a list costs about a hundredth of checking a candidate: a list far
+        // longer than the candidates left would cost more than it could save.
+        if let current = rows, size > 32 * max(current.count, 1) { break }
         let list = try PostingBlocks.read(IndexKeys.trigramPrefix(code), in: materializer.trigrams, txn)
         rows = rows.map { RowSet.intersection($0, list) } ?? list
         if rows?.isEmpty == true { break }

@@ -28,12 +28,18 @@ struct QueryRun<Txn: ReadableTransaction> {
     case .rows(let candidateRows, false):
       rows = try check(candidateRows, query.predicate, limit: earlyLimit)
     case .all(true):
+      // Every row matches: a sort may walk an index without listing them first.
+      if !query.sort.isEmpty {
+        return try ResultSorter(materializer: materializer, txn: txn).sorted(
+          nil, by: query.sort, limit: query.limit)
+      }
       rows = try allRows(limit: earlyLimit)
     case .all(false):
       rows = try scan(query.predicate, limit: earlyLimit)
     }
     if !query.sort.isEmpty {
-      rows = try sort(rows, by: query.sort, limit: query.limit)
+      rows = try ResultSorter(materializer: materializer, txn: txn).sorted(
+        rows, by: query.sort, limit: query.limit)
     }
     if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
     return rows
@@ -43,16 +49,21 @@ struct QueryRun<Txn: ReadableTransaction> {
   private mutating func check(_ candidates: [Row], _ predicate: Predicate, limit: Int?) throws -> [Row] {
     let compiled = CompiledPredicate(predicate)
     var rows: [Row] = []
-    for row in candidates {
-      guard let bytes = try txn.get(materializer.records, UInt64(row)) else {
-        throw StoreError.corruptState(reason: "an index names row \(row), which has no record")
-      }
-      checked += 1
-      if try RecordFields.matches(compiled, bytes, row: row) {
-        rows.append(row)
-        if let limit, rows.count >= limit { break }
+    var checked = 0
+    // Candidates ascend, so one cursor reads them with short hops between neighbouring pages.
+    try txn.withCursor(materializer.records) { cursor in
+      for row in candidates {
+        guard let entry = try cursor.seek(to: UInt64(row)) else {
+          throw StoreError.corruptState(reason: "an index names row \(row), which has no record")
+        }
+        checked += 1
+        if try compiled.matches(RecordView(bytes: entry.value, row: row)) {
+          rows.append(row)
+          if let limit, rows.count >= limit { break }
+        }
       }
     }
+    self.checked += checked
     return rows
   }
 
@@ -66,7 +77,7 @@ struct QueryRun<Txn: ReadableTransaction> {
       while let current = entry {
         let row = Row(truncatingIfNeeded: current.integerKey ?? 0)
         checked += 1
-        if try RecordFields.matches(compiled, current.value, row: row) {
+        if try compiled.matches(RecordView(bytes: current.value, row: row)) {
           rows.append(row)
           if let limit, rows.count >= limit { break }
         }
@@ -90,55 +101,6 @@ struct QueryRun<Txn: ReadableTransaction> {
     }
   }
 
-  /// Rows ordered by the sort keys, ties by row (insertion order). Nil sorts first ascending.
-  private func sort(_ rows: [Row], by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
-    var keyed: [(row: Row, keys: [FieldValue])] = []
-    keyed.reserveCapacity(rows.count)
-    for row in rows {
-      guard let bytes = try txn.get(materializer.records, UInt64(row)) else {
-        throw StoreError.corruptState(reason: "row \(row) has no record")
-      }
-      var keys: [FieldValue] = []
-      for descriptor in descriptors { keys.append(try RecordFields.value(descriptor.field, bytes, row: row)) }
-      keyed.append((row, keys))
-    }
-    keyed.sort { a, b in
-      for (index, descriptor) in descriptors.enumerated() {
-        let order = SortOrder.compare(a.keys[index], b.keys[index])
-        if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
-      }
-      return a.row < b.row
-    }
-    return keyed.map(\.row)
-  }
-}
-
-/// Reading fields of an encoded record for checks and sorting.
-enum RecordFields {
-  static func value(_ field: Field, _ bytes: UnsafeRawBufferPointer, row: Row) throws -> FieldValue {
-    do {
-      return try RecordCodec.value(at: field.position, in: bytes, schema: Repository.schema)
-    } catch {
-      throw StoreError.corruptState(reason: "record at row \(row): \(error)")
-    }
-  }
-
-  /// Whether the record matches, decoding only the fields the predicate reads.
-  static func matches(_ predicate: CompiledPredicate, _ bytes: UnsafeRawBufferPointer, row: Row) throws
-    -> Bool
-  {
-    var failure: (any Error)?
-    let result = predicate.matches { field in
-      do {
-        return try value(field, bytes, row: row)
-      } catch {
-        failure = error
-        return .null
-      }
-    }
-    if let failure { throw failure }
-    return result
-  }
 }
 
 /// The order of `SORT`: nil first, then values by type (numbers, dates, strings by Unicode scalar

@@ -107,19 +107,27 @@ public final class Results: RandomAccessCollection, Sendable {
     }
   }
 
-  /// The ids of the results, in order (decoding only the id of each record).
+  /// The ids of the results, in order, from the compact row → id table (no record is read).
   public func ids() throws -> [Int64] {
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
     guard let snapshot = evaluation.snapshot else { return [] }
-    let idField = Repository.schema.fields[0]
+    let rows = evaluation.rows
     return try snapshot.read { txn in
-      try evaluation.rows.map { row in
-        guard let bytes = try txn.get(store.materializer.records, UInt64(row)),
-          case .integer(let id) = try RecordFields.value(idField, bytes, row: row)
-        else { throw StoreError.corruptState(reason: "row \(row) has no readable record") }
-        return id
+      // Read records in row order with one cursor: neighbouring rows share pages.
+      var order = Array(rows.indices)
+      if !rows.isSortedAscending { order.sort { rows[$0] < rows[$1] } }
+      var ids = [Int64](repeating: 0, count: rows.count)
+      try txn.withCursor(store.materializer.ids) { cursor in
+        for index in order {
+          let row = rows[index]
+          guard let entry = try cursor.seek(to: UInt64(row)) else {
+            throw StoreError.corruptState(reason: "row \(row) has no id")
+          }
+          ids[index] = try Materializer.id(entry.value, row: UInt64(row))
+        }
       }
+      return ids
     }
   }
 
@@ -206,5 +214,11 @@ extension Results {
   /// At most the first `count` results.
   public func limit(_ count: Int) -> Results {
     with(query.limit(count))
+  }
+}
+
+extension Array where Element == Row {
+  fileprivate var isSortedAscending: Bool {
+    indices.dropFirst().allSatisfy { self[$0 - 1] < self[$0] }
   }
 }

@@ -47,6 +47,20 @@ enum TextFolding {
     return result
   }
 
+  /// Folds UTF-8 bytes (valid, as stored) into `result`, replacing its contents. ASCII folds
+  /// in place without allocating; other text goes through `fold(_:_:)`.
+  static func fold(utf8 bytes: UnsafeRawBufferPointer, _ options: StringOptions, into result: inout [UInt8]) {
+    result.removeAll(keepingCapacity: true)
+    let lower = options.contains(.caseInsensitive)
+    for byte in bytes {
+      if byte >= 0x80 {
+        result = fold(String(decoding: bytes, as: UTF8.self), options)
+        return
+      }
+      result.append(lower && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+    }
+  }
+
   /// `fold(text, options)` as a string.
   static func foldedString(_ text: String, _ options: StringOptions) -> String {
     String(decoding: fold(text, options), as: UTF8.self)

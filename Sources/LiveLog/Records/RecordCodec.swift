@@ -11,7 +11,7 @@
 enum RecordCodec {
   static let version: UInt8 = 1
 
-  private enum Tag: UInt8 {
+  enum Tag: UInt8 {
     case null = 0, falseValue, trueValue, integer, date, string, strings
   }
 
@@ -168,7 +168,7 @@ enum RecordCodec {
     return try readValue(&reader)
   }
 
-  private static func readHeader(_ reader: inout ByteReader, schema: Schema) throws(MalformedBytes) -> Int {
+  static func readHeader(_ reader: inout ByteReader, schema: Schema) throws(MalformedBytes) -> Int {
     let version = try reader.readByte()
     guard version == RecordCodec.version else {
       throw MalformedBytes(
@@ -203,7 +203,7 @@ enum RecordCodec {
     }
   }
 
-  private static func skipValue(_ reader: inout ByteReader) throws(MalformedBytes) {
+  static func skipValue(_ reader: inout ByteReader) throws(MalformedBytes) {
     let offset = reader.offset
     guard let tag = Tag(rawValue: try reader.readByte()) else {
       throw MalformedBytes(offset: offset, reason: "unknown field tag")

@@ -32,12 +32,14 @@ struct RecordChange {
 ///   in result order too. An update keeps its row; a delete frees it for good, and a re-insert
 ///   takes a new row at the end.
 /// - `rows`: id → row.
+/// - `ids`: row → id, a small dense table so that results yield ids without reading records.
 /// - `meta`: the next row to hand out.
 /// - the indexes (`IndexWriter`), changed by the differences between each record's old and new
 ///   index entries.
 struct Materializer: Sendable {
   let records: Database
   let rows: Database
+  let ids: Database
   let meta: Database
   let trigrams: Database
   let terms: Database
@@ -52,6 +54,14 @@ struct Materializer: Sendable {
       throw StoreError.corruptState(reason: "row of id \(id) has \(value.count) bytes")
     }
     return value.loadUnaligned(as: UInt64.self)
+  }
+
+  /// The id stored at `row`, read from the `ids` table.
+  static func id(_ value: UnsafeRawBufferPointer, row: UInt64) throws -> Int64 {
+    guard value.count == 8 else {
+      throw StoreError.corruptState(reason: "id of row \(row) has \(value.count) bytes")
+    }
+    return value.loadUnaligned(as: Int64.self)
   }
 
   /// The stored record at `row`, pointing into the map.
@@ -85,12 +95,15 @@ struct Materializer: Sendable {
       case .inserted:
         var row = change.row
         try withUnsafeBytes(of: &row) { try txn.put(rows, UInt64(bitPattern: change.id), $0) }
+        var id = change.id
+        try withUnsafeBytes(of: &id) { try txn.put(ids, change.row, $0, flags: .append) }
         // New rows are past every stored row, so they can be appended without a search.
         try change.withNewRecord { try txn.put(records, change.row, $0, flags: .append) }
       case .updated:
         try change.withNewRecord { try txn.put(records, change.row, $0) }
       case .deleted:
         try txn.delete(rows, UInt64(bitPattern: change.id))
+        try txn.delete(ids, change.row)
         try txn.delete(records, change.row)
       }
     }

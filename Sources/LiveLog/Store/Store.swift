@@ -45,6 +45,7 @@ public final class Store: Sendable {
       let log = try environment.openDatabase(names.log, flags: .integerKey, create: create, in: txn)
       let records = try environment.openDatabase(names.records, flags: .integerKey, create: create, in: txn)
       let rows = try environment.openDatabase(names.rows, flags: .integerKey, create: create, in: txn)
+      let ids = try environment.openDatabase(names.ids, flags: .integerKey, create: create, in: txn)
       let meta = try environment.openDatabase(names.meta, create: create, in: txn)
       let trigrams = try environment.openDatabase(names.trigrams, create: create, in: txn)
       let terms = try environment.openDatabase(names.terms, create: create, in: txn)
@@ -52,7 +53,8 @@ public final class Store: Sendable {
       return (
         EventLog(database: log),
         Materializer(
-          records: records, rows: rows, meta: meta, trigrams: trigrams, terms: terms, ordered: ordered)
+          records: records, rows: rows, ids: ids, meta: meta, trigrams: trigrams, terms: terms,
+          ordered: ordered)
       )
     }
     do {
@@ -219,6 +221,7 @@ enum StoreLayout {
   static let log = "log"
   static let records = "records"
   static let rows = "rows"
+  static let ids = "ids"
   static let meta = "meta"
   static let trigrams = "index.trigrams"
   static let terms = "index.terms"

@@ -60,7 +60,8 @@ extension Store {
 
   var allDatabases: [Database] {
     [
-      log.database, materializer.records, materializer.rows, materializer.meta, materializer.trigrams,
+      log.database, materializer.records, materializer.rows, materializer.ids, materializer.meta,
+      materializer.trigrams,
       materializer.terms, materializer.ordered,
     ]
   }
