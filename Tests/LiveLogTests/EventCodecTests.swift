@@ -23,18 +23,21 @@ import Testing
     for (index, repository) in Self.repositories.enumerated() {
       let event = Event(
         lsn: UInt64(index + 1), time: CommitTime(microsecondsSince1970: 1_700_000_000_000_000 + Int64(index)),
-        mutation: .upsert(repository), endsCommit: index % 7 == 0)
+        mutation: .upsert(repository), endsCommit: index % 7 == 0, row: UInt64(index * 977 + 1),
+        previousLSN: index % 3 == 0 ? nil : UInt64(index))
       #expect(try decode(EventCodec.encode(event), lsn: event.lsn) == event)
     }
     let delete = Event(
-      lsn: 9, time: CommitTime(microsecondsSince1970: -5), mutation: .delete(id: -42), endsCommit: true)
+      lsn: 9, time: CommitTime(microsecondsSince1970: -5), mutation: .delete(id: -42), endsCommit: true, row: 4,
+      previousLSN: 8)
     #expect(try decode(EventCodec.encode(delete), lsn: 9) == delete)
   }
 
   @Test func everyFlippedByteIsDetected() throws {
     let repository = try #require(Self.repositories.first { $0.description != nil })
     let event = Event(
-      lsn: 77, time: CommitTime(microsecondsSince1970: 1), mutation: .upsert(repository), endsCommit: true)
+      lsn: 77, time: CommitTime(microsecondsSince1970: 1), mutation: .upsert(repository), endsCommit: true, row: 300,
+      previousLSN: 12)
     let encoded = EventCodec.encode(event)
     var random = SeededRandom(seed: 3)
     for index in encoded.indices {
@@ -52,7 +55,7 @@ import Testing
 
   @Test func anUnknownFormatVersionIsRejectedByName() throws {
     var encoded = EventCodec.encodeDelete(
-      id: 5, lsn: 1, time: CommitTime(microsecondsSince1970: 0), endsCommit: true)
+      id: 5, lsn: 1, time: CommitTime(microsecondsSince1970: 0), endsCommit: true, row: 3, previous: 0)
     encoded[0] = 2
     // Re-seal with a valid checksum, so that only the version is wrong.
     let body = Array(encoded.dropLast(4))

@@ -84,9 +84,17 @@ struct ModelStore {
     var replayed = ModelStore()
     var events = 0
     var batch: [Mutation] = []
+    var currentVersion: [Int64: UInt64] = [:]
     try store.forEachEvent { event in
       events += 1
       #expect(event.lsn == UInt64(events))
+      // Each event names the version it replaces.
+      #expect(event.previousLSN == currentVersion[event.mutation.id])
+      if case .delete = event.mutation {
+        currentVersion[event.mutation.id] = nil
+      } else {
+        currentVersion[event.mutation.id] = event.lsn
+      }
       batch.append(event.mutation)
       if event.endsCommit {
         _ = replayed.apply(batch)

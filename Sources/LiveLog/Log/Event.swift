@@ -9,12 +9,22 @@ public struct Event: Sendable, Hashable {
   /// Whether this is the last event of its commit. A commit is the contiguous run of events
   /// written by one write transaction; the store's version moves from commit end to commit end.
   public var endsCommit: Bool
+  /// The repository's place in insertion order (the order of unsorted results): 1 for the first
+  /// id ever inserted, counting up; kept by updates, new for a re-insert after a delete.
+  public var row: UInt64
+  /// The LSN of the version of this id that the event replaces (an upsert's previous version, or
+  /// the version a delete removes); `nil` for the first insert of an id (or a re-insert).
+  public var previousLSN: UInt64?
 
-  public init(lsn: UInt64, time: CommitTime, mutation: Mutation, endsCommit: Bool) {
+  public init(
+    lsn: UInt64, time: CommitTime, mutation: Mutation, endsCommit: Bool, row: UInt64 = 0, previousLSN: UInt64? = nil
+  ) {
     self.lsn = lsn
     self.time = time
     self.mutation = mutation
     self.endsCommit = endsCommit
+    self.row = row
+    self.previousLSN = previousLSN
   }
 }
 

@@ -10,17 +10,19 @@ struct RecordChange {
   var row: UInt64
   /// The stored record before the change (updates and deletes).
   var oldRecord: [UInt8]?
+  /// The LSN of the version the change replaces (0: none).
+  var previousLSN: UInt64
   /// The event that records the change in the log. For inserts and updates it holds the new
-  /// record at `EventCodec.headerSize ..< recordEnd`.
+  /// record at `recordStart ..< recordEnd`.
   var event: [UInt8]
-  /// End of the record within `event`.
+  var recordStart: Int
   var recordEnd: Int
+  /// The event's LSN, once the commit has assigned it.
+  var lsn: UInt64 = 0
 
   /// The record after the change, inside `event` (inserts and updates).
   func withNewRecord<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-    try event.withUnsafeBytes {
-      try body(UnsafeRawBufferPointer(rebasing: $0[EventCodec.headerSize..<recordEnd]))
-    }
+    try event.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[recordStart..<recordEnd])) }
   }
 }
 
@@ -31,7 +33,7 @@ struct RecordChange {
 ///   cursor over `records` walks the unsorted result order, and posting lists of rows come out
 ///   in result order too. An update keeps its row; a delete frees it for good, and a re-insert
 ///   takes a new row at the end.
-/// - `rows`: id → row.
+/// - `rows`: id → (row, LSN of the id's current version), two native `UInt64`s.
 /// - `ids`: row → id, a small dense table so that results yield ids without reading records.
 /// - `meta`: the next row to hand out.
 /// - the indexes (`IndexWriter`), changed by the differences between each record's old and new
@@ -47,13 +49,18 @@ struct Materializer: Sendable {
 
   private static let nextRowKey = Array("next_row".utf8)
 
-  /// The row of repository `id`, if it is stored.
-  func row(of id: Int64, _ txn: some ReadableTransaction) throws -> UInt64? {
+  /// The row of repository `id` and the LSN of its current version, if it is stored.
+  func row(of id: Int64, _ txn: some ReadableTransaction) throws -> (row: UInt64, lsn: UInt64)? {
     guard let value = try txn.get(rows, UInt64(bitPattern: id)) else { return nil }
-    guard value.count == 8 else {
+    guard value.count == 16 else {
       throw StoreError.corruptState(reason: "row of id \(id) has \(value.count) bytes")
     }
-    return value.loadUnaligned(as: UInt64.self)
+    return (value.loadUnaligned(as: UInt64.self), value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+  }
+
+  private func putRow(_ row: UInt64, lsn: UInt64, of id: Int64, _ txn: WriteTransaction) throws {
+    var pair = (row, lsn)
+    try withUnsafeBytes(of: &pair) { try txn.put(rows, UInt64(bitPattern: id), $0) }
   }
 
   /// The id stored at `row`, read from the `ids` table.
@@ -93,13 +100,13 @@ struct Materializer: Sendable {
     for change in changes {
       switch change.kind {
       case .inserted:
-        var row = change.row
-        try withUnsafeBytes(of: &row) { try txn.put(rows, UInt64(bitPattern: change.id), $0) }
+        try putRow(change.row, lsn: change.lsn, of: change.id, txn)
         var id = change.id
         try withUnsafeBytes(of: &id) { try txn.put(ids, change.row, $0, flags: .append) }
         // New rows are past every stored row, so they can be appended without a search.
         try change.withNewRecord { try txn.put(records, change.row, $0, flags: .append) }
       case .updated:
+        try putRow(change.row, lsn: change.lsn, of: change.id, txn)
         try change.withNewRecord { try txn.put(records, change.row, $0) }
       case .deleted:
         try txn.delete(rows, UInt64(bitPattern: change.id))

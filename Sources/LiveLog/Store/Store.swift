@@ -76,7 +76,7 @@ public final class Store: Sendable {
   /// The repository with `id` as of now, or `nil`.
   public func repository(id: Int64) throws -> Repository? {
     try environment.read { txn in
-      guard let row = try materializer.row(of: id, txn), let bytes = try materializer.record(at: row, txn)
+      guard let row = try materializer.row(of: id, txn)?.row, let bytes = try materializer.record(at: row, txn)
       else {
         return nil
       }
@@ -109,36 +109,39 @@ public final class Store: Sendable {
       for index in batch.indices {
         switch mutations[index] {
         case .upsert(let repository):
-          let event = EventCodec.beginUpsert(repository, time: time)
-          if let row = try materializer.row(of: repository.id, txn) {
+          if let (row, current) = try materializer.row(of: repository.id, txn) {
             guard let stored = try materializer.record(at: row, txn) else {
-              throw StoreError.corruptState(
-                reason: "id \(repository.id) maps to row \(row), which has no record")
+              throw StoreError.corruptState(reason: "id \(repository.id) maps to row \(row), which has no record")
             }
-            if EventCodec.record(in: event, equals: stored) {
+            let (event, start) = EventCodec.beginUpsert(repository, time: time, row: row, previous: current)
+            if EventCodec.record(in: event, from: start, equals: stored) {
               summary.unchanged += 1
               continue
             }
             changes.append(
               RecordChange(
-                kind: .updated, id: repository.id, row: row, oldRecord: Array(stored), event: event,
-                recordEnd: event.count))
+                kind: .updated, id: repository.id, row: row, oldRecord: Array(stored), previousLSN: current,
+                event: event, recordStart: start, recordEnd: event.count))
             summary.updated += 1
           } else {
+            let (event, start) = EventCodec.beginUpsert(repository, time: time, row: nextRow, previous: 0)
             changes.append(
               RecordChange(
-                kind: .inserted, id: repository.id, row: nextRow, event: event, recordEnd: event.count))
+                kind: .inserted, id: repository.id, row: nextRow, previousLSN: 0, event: event, recordStart: start,
+                recordEnd: event.count))
             nextRow += 1
             summary.inserted += 1
           }
         case .delete(let id):
-          guard let row = try materializer.row(of: id, txn) else {
+          guard let (row, current) = try materializer.row(of: id, txn) else {
             summary.unchanged += 1
             continue
           }
           let stored = try materializer.record(at: row, txn).map { Array($0) }
           changes.append(
-            RecordChange(kind: .deleted, id: id, row: row, oldRecord: stored, event: [], recordEnd: 0))
+            RecordChange(
+              kind: .deleted, id: id, row: row, oldRecord: stored, previousLSN: current, event: [], recordStart: 0,
+              recordEnd: 0))
           summary.deleted += 1
         }
       }
@@ -148,9 +151,11 @@ public final class Store: Sendable {
       for index in changes.indices {
         lsn += 1
         let ends = index == changes.count - 1
+        changes[index].lsn = lsn
         if changes[index].kind == .deleted {
           changes[index].event = EventCodec.encodeDelete(
-            id: changes[index].id, lsn: lsn, time: time, endsCommit: ends)
+            id: changes[index].id, lsn: lsn, time: time, endsCommit: ends, row: changes[index].row,
+            previous: changes[index].previousLSN)
         } else {
           EventCodec.seal(&changes[index].event, lsn: lsn, endsCommit: ends)
         }
