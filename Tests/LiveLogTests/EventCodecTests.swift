@@ -28,7 +28,8 @@ import Testing
       #expect(try decode(EventCodec.encode(event), lsn: event.lsn) == event)
     }
     let delete = Event(
-      lsn: 9, time: CommitTime(microsecondsSince1970: -5), mutation: .delete(id: -42), endsCommit: true, row: 4,
+      lsn: 9, time: CommitTime(microsecondsSince1970: -5), mutation: .delete(id: -42), endsCommit: true,
+      row: 4,
       previousLSN: 8)
     #expect(try decode(EventCodec.encode(delete), lsn: 9) == delete)
   }
@@ -36,7 +37,8 @@ import Testing
   @Test func everyFlippedByteIsDetected() throws {
     let repository = try #require(Self.repositories.first { $0.description != nil })
     let event = Event(
-      lsn: 77, time: CommitTime(microsecondsSince1970: 1), mutation: .upsert(repository), endsCommit: true, row: 300,
+      lsn: 77, time: CommitTime(microsecondsSince1970: 1), mutation: .upsert(repository), endsCommit: true,
+      row: 300,
       previousLSN: 12)
     let encoded = EventCodec.encode(event)
     var random = SeededRandom(seed: 3)

@@ -17,7 +17,8 @@ public struct Event: Sendable, Hashable {
   public var previousLSN: UInt64?
 
   public init(
-    lsn: UInt64, time: CommitTime, mutation: Mutation, endsCommit: Bool, row: UInt64 = 0, previousLSN: UInt64? = nil
+    lsn: UInt64, time: CommitTime, mutation: Mutation, endsCommit: Bool, row: UInt64 = 0,
+    previousLSN: UInt64? = nil
   ) {
     self.lsn = lsn
     self.time = time

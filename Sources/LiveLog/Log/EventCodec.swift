@@ -68,7 +68,9 @@ enum EventCodec {
     withUnsafeBytes(of: crc.littleEndian) { bytes.append(contentsOf: $0) }
   }
 
-  static func encodeDelete(id: Int64, lsn: UInt64, time: CommitTime, endsCommit: Bool, row: UInt64, previous: UInt64)
+  static func encodeDelete(
+    id: Int64, lsn: UInt64, time: CommitTime, endsCommit: Bool, row: UInt64, previous: UInt64
+  )
     -> [UInt8]
   {
     var writer = ByteWriter(capacity: fixedHeaderSize + 30 + checksumSize)
@@ -82,7 +84,8 @@ enum EventCodec {
   static func encode(_ event: Event) -> [UInt8] {
     switch event.mutation {
     case .upsert(let repository):
-      var bytes = beginUpsert(repository, time: event.time, row: event.row, previous: event.previousLSN ?? 0).bytes
+      var bytes = beginUpsert(repository, time: event.time, row: event.row, previous: event.previousLSN ?? 0)
+        .bytes
       seal(&bytes, lsn: event.lsn, endsCommit: event.endsCommit)
       return bytes
     case .delete(let id):
@@ -133,7 +136,9 @@ enum EventCodec {
     }
     let flags = bytes[2]
     guard flags & ~1 == 0 else { throw corrupt("unknown flags \(flags)") }
-    guard bytes[1] == upsertKind || bytes[1] == deleteKind else { throw corrupt("unknown event kind \(bytes[1])") }
+    guard bytes[1] == upsertKind || bytes[1] == deleteKind else {
+      throw corrupt("unknown event kind \(bytes[1])")
+    }
     var reader = ByteReader(body, offset: 3)
     do {
       let time = CommitTime(microsecondsSince1970: Int64(bitPattern: try reader.readFixed64()))
@@ -142,7 +147,8 @@ enum EventCodec {
       guard previous < lsn else { throw corrupt("previous version \(previous) is not before the event") }
       return EventHeader(
         lsn: lsn, isUpsert: bytes[1] == upsertKind, endsCommit: flags & 1 == 1, time: time, row: row,
-        previousLSN: previous == 0 ? nil : previous, payload: UnsafeRawBufferPointer(rebasing: body[reader.offset...]))
+        previousLSN: previous == 0 ? nil : previous,
+        payload: UnsafeRawBufferPointer(rebasing: body[reader.offset...]))
     } catch let error as MalformedBytes {
       throw corrupt(error.description)
     } catch let error as StoreError {

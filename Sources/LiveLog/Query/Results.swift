@@ -21,23 +21,29 @@ public final class Results: RandomAccessCollection, Sendable {
   public let store: Store
   /// The query they answer.
   public let query: Query
+  /// The LSN the results are as of, or `nil` for the store's version when they run.
+  public let asOf: UInt64?
   private let state = Mutex<Evaluation?>(nil)
 
   struct Evaluation: Sendable {
-    var rows: [Row]
+    var rows: RowList
     var snapshot: Snapshot?
     var version: UInt64
+    /// Rows whose record must be read from the log, at these LSNs (as-of results).
+    var history: [Row: UInt64] = [:]
     var error: StoreFailure?
   }
 
-  init(store: Store, query: Query) {
+  init(store: Store, query: Query, asOf: UInt64? = nil) {
     self.store = store
     self.query = query
+    self.asOf = asOf
   }
 
   init(store: Store, query: Query, evaluation: Evaluation) {
     self.store = store
     self.query = query
+    self.asOf = nil
     state.withLock { $0 = evaluation }
   }
 
@@ -55,18 +61,26 @@ public final class Results: RandomAccessCollection, Sendable {
   /// The store's version (last LSN) the results reflect.
   public var version: UInt64 { evaluated.version }
 
-  private var evaluated: Evaluation {
+  var evaluated: Evaluation {
     if let done = state.withLock({ $0 }) { return done }
     let evaluation: Evaluation
     do {
       let snapshot = try store.environment.makeSnapshot()
       evaluation = try snapshot.read { txn in
+        let current = try store.log.lastLSN(txn)
+        if let asOf, asOf != current {
+          let history = try HistoricalState.at(asOf, current: current, log: store.log, txn)
+          let run = HistoricalQuery(
+            materializer: store.materializer, log: store.log, txn: txn, state: history)
+          return Evaluation(
+            rows: .array(try run.rows(for: query)), snapshot: snapshot, version: asOf,
+            history: history.versions)
+        }
         var run = QueryRun(materializer: store.materializer, txn: txn)
-        let rows = try run.rows(for: query)
-        return Evaluation(rows: rows, snapshot: snapshot, version: try store.log.lastLSN(txn), error: nil)
+        return Evaluation(rows: .array(try run.rows(for: query)), snapshot: snapshot, version: current)
       }
     } catch {
-      evaluation = Evaluation(rows: [], snapshot: nil, version: 0, error: StoreFailure(error))
+      evaluation = Evaluation(rows: .array([]), snapshot: nil, version: 0, error: StoreFailure(error))
     }
     return state.withLock { current in
       if let current { return current }
@@ -94,17 +108,25 @@ public final class Results: RandomAccessCollection, Sendable {
   public func repository(at position: Int) throws -> Repository {
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
-    guard evaluation.rows.indices.contains(position), let snapshot = evaluation.snapshot else {
+    guard position >= 0, position < evaluation.rows.count, let snapshot = evaluation.snapshot else {
       throw StoreError.corruptState(
         reason: "result position \(position) is outside 0..<\(evaluation.rows.count)")
     }
     let row = evaluation.rows[position]
     return try snapshot.read { txn in
-      guard let bytes = try txn.get(store.materializer.records, UInt64(row)) else {
-        throw StoreError.corruptState(reason: "row \(row) has no record")
-      }
-      return try StoredRecord.repository(bytes, row: UInt64(row))
+      try StoredRecord.repository(try record(row, evaluation, txn), row: UInt64(row))
     }
+  }
+
+  /// The record of `row` as the results see it.
+  private func record(_ row: Row, _ evaluation: Evaluation, _ txn: Transaction) throws
+    -> UnsafeRawBufferPointer
+  {
+    if let lsn = evaluation.history[row] { return try store.log.record(at: lsn, txn) }
+    guard let bytes = try txn.get(store.materializer.records, UInt64(row)) else {
+      throw StoreError.corruptState(reason: "row \(row) has no record")
+    }
+    return bytes
   }
 
   /// The ids of the results, in order, from the compact row → id table (no record is read).
@@ -112,15 +134,19 @@ public final class Results: RandomAccessCollection, Sendable {
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
     guard let snapshot = evaluation.snapshot else { return [] }
-    let rows = evaluation.rows
+    let rows = evaluation.rows.rows
     return try snapshot.read { txn in
-      // Read records in row order with one cursor: neighbouring rows share pages.
+      // Read in row order with one cursor: neighbouring rows share pages.
       var order = Array(rows.indices)
       if !rows.isSortedAscending { order.sort { rows[$0] < rows[$1] } }
       var ids = [Int64](repeating: 0, count: rows.count)
       try txn.withCursor(store.materializer.ids) { cursor in
         for index in order {
           let row = rows[index]
+          if let lsn = evaluation.history[row] {
+            ids[index] = try RecordView(bytes: try store.log.record(at: lsn, txn), row: row).id()
+            continue
+          }
           guard let entry = try cursor.seek(to: UInt64(row)) else {
             throw StoreError.corruptState(reason: "row \(row) has no id")
           }
@@ -132,12 +158,16 @@ public final class Results: RandomAccessCollection, Sendable {
   }
 
   /// Rows of the results, in order (the engine's own numbering, for live queries and tests).
-  var rows: [Row] { evaluated.rows }
+  var rows: [Row] { evaluated.rows.rows }
 
   // MARK: Building
 
-  /// Results of the same store with another query.
-  public func with(_ query: Query) -> Results { Results(store: store, query: query) }
+  /// Results of the same store with another query (and the same as-of LSN).
+  public func with(_ query: Query) -> Results { Results(store: store, query: query, asOf: asOf) }
+
+  /// These results as of an earlier LSN: exactly what a store that had received only the events
+  /// up to `lsn` would give.
+  public func asOf(_ lsn: UInt64) -> Results { Results(store: store, query: query, asOf: lsn) }
 }
 
 /// An error kept to be thrown later, from any thread.
@@ -153,9 +183,9 @@ extension Store {
     Results(store: self, query: Query())
   }
 
-  /// The results of `query`, run now.
-  public func results(_ query: Query) throws -> Results {
-    try Results(store: self, query: query).evaluate()
+  /// The results of `query`, run now; as of `lsn` when given (see `Results.asOf(_:)`).
+  public func results(_ query: Query, asOf lsn: UInt64? = nil) throws -> Results {
+    try Results(store: self, query: query, asOf: lsn).evaluate()
   }
 
   /// How the store answers `query`: the plan's steps with estimated and actual candidates.

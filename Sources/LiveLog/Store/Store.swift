@@ -76,7 +76,8 @@ public final class Store: Sendable {
   /// The repository with `id` as of now, or `nil`.
   public func repository(id: Int64) throws -> Repository? {
     try environment.read { txn in
-      guard let row = try materializer.row(of: id, txn)?.row, let bytes = try materializer.record(at: row, txn)
+      guard let row = try materializer.row(of: id, txn)?.row,
+        let bytes = try materializer.record(at: row, txn)
       else {
         return nil
       }
@@ -111,7 +112,8 @@ public final class Store: Sendable {
         case .upsert(let repository):
           if let (row, current) = try materializer.row(of: repository.id, txn) {
             guard let stored = try materializer.record(at: row, txn) else {
-              throw StoreError.corruptState(reason: "id \(repository.id) maps to row \(row), which has no record")
+              throw StoreError.corruptState(
+                reason: "id \(repository.id) maps to row \(row), which has no record")
             }
             let (event, start) = EventCodec.beginUpsert(repository, time: time, row: row, previous: current)
             if EventCodec.record(in: event, from: start, equals: stored) {
@@ -127,7 +129,8 @@ public final class Store: Sendable {
             let (event, start) = EventCodec.beginUpsert(repository, time: time, row: nextRow, previous: 0)
             changes.append(
               RecordChange(
-                kind: .inserted, id: repository.id, row: nextRow, previousLSN: 0, event: event, recordStart: start,
+                kind: .inserted, id: repository.id, row: nextRow, previousLSN: 0, event: event,
+                recordStart: start,
                 recordEnd: event.count))
             nextRow += 1
             summary.inserted += 1
@@ -140,7 +143,8 @@ public final class Store: Sendable {
           let stored = try materializer.record(at: row, txn).map { Array($0) }
           changes.append(
             RecordChange(
-              kind: .deleted, id: id, row: row, oldRecord: stored, previousLSN: current, event: [], recordStart: 0,
+              kind: .deleted, id: id, row: row, oldRecord: stored, previousLSN: current, event: [],
+              recordStart: 0,
               recordEnd: 0))
           summary.deleted += 1
         }

@@ -1,0 +1,56 @@
+import LMDB
+
+/// Runs a query against the store as it was at an earlier LSN.
+///
+/// Back from now, the current indexes answer for every row untouched since; only the touched
+/// rows are checked against their records of then. Forward from the start, every row that
+/// existed then is checked. Either way the result equals that of a store that had received only
+/// the events up to the LSN.
+struct HistoricalQuery<Txn: ReadableTransaction> {
+  let materializer: Materializer
+  let log: EventLog
+  let txn: Txn
+  let state: HistoricalState
+
+  /// The record of `row` as of the state's LSN.
+  func record(_ row: Row) throws -> UnsafeRawBufferPointer {
+    if let lsn = state.versions[row] { return try log.record(at: lsn, txn) }
+    guard let bytes = try materializer.record(at: UInt64(row), txn) else {
+      throw StoreError.corruptState(reason: "row \(row) has no record")
+    }
+    return bytes
+  }
+
+  func rows(for query: Query) throws -> [Row] {
+    let compiled = CompiledPredicate(query.predicate)
+    var rows: [Row] = []
+    if state.basedOnCurrent {
+      var run = QueryRun(materializer: materializer, txn: txn)
+      let now = try run.rows(for: Query(predicate: query.predicate))
+      rows = now.filter { !state.isTouched($0) }
+    }
+    var then: [Row] = []
+    for (row, _) in state.versions where try compiled.matches(RecordView(bytes: record(row), row: row)) {
+      then.append(row)
+    }
+    rows = RowSet.union(rows, RowSet.normalized(then))
+    if !query.sort.isEmpty {
+      var keyed: [(row: Row, keys: [FieldValue])] = []
+      keyed.reserveCapacity(rows.count)
+      for row in rows {
+        let view = RecordView(bytes: try record(row), row: row)
+        keyed.append((row, try query.sort.map { try view.value($0.field) }))
+      }
+      keyed.sort { a, b in
+        for (index, descriptor) in query.sort.enumerated() {
+          let order = SortOrder.compare(a.keys[index], b.keys[index])
+          if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+        }
+        return a.row < b.row
+      }
+      rows = keyed.map(\.row)
+    }
+    if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+    return rows
+  }
+}

@@ -1,0 +1,85 @@
+import LMDB
+
+/// Which rows existed at an earlier LSN, and where their records of then are, relative to the
+/// current state: what an as-of query needs, found without replaying into a new store.
+///
+/// Two ways, whichever reads fewer events:
+/// - **back from now**: every event after the LSN names its row and the version it replaced, so the
+///   first event after the LSN for each row tells that row's version then (or that it did not
+///   exist). Rows no event touched since are as they are now.
+/// - **forward from the start**: the events up to the LSN, applied to an empty map of rows.
+struct HistoricalState: Sendable {
+  /// The LSN the state is as of.
+  let lsn: UInt64
+  /// Whether rows not in `versions` or `absent` are as they are now (`true`), or did not exist.
+  let basedOnCurrent: Bool
+  /// Rows whose record at `lsn` is the upsert event at this LSN.
+  var versions: [Row: UInt64] = [:]
+  /// Rows that exist now but did not exist at `lsn`.
+  var absent: Set<Row> = []
+
+  /// Rows whose state at `lsn` is not the current one.
+  func isTouched(_ row: Row) -> Bool { versions[row] != nil || absent.contains(row) }
+
+  /// The state at `lsn`, read from the log inside `txn`, whose last LSN is `current`.
+  static func at(_ lsn: UInt64, current: UInt64, log: EventLog, _ txn: some ReadableTransaction) throws
+    -> HistoricalState
+  {
+    guard lsn <= current else { throw StoreError.lsnOutOfRange(requested: lsn, version: current) }
+    if lsn == current { return HistoricalState(lsn: lsn, basedOnCurrent: true) }
+    if current - lsn <= lsn {
+      var state = HistoricalState(lsn: lsn, basedOnCurrent: true)
+      var seen: Set<Row> = []
+      try log.forEachHeader(from: lsn + 1, through: current, txn) { header in
+        let row = Row(truncatingIfNeeded: header.row)
+        if seen.insert(row).inserted {
+          if let previous = header.previousLSN {
+            state.versions[row] = previous
+          } else {
+            state.absent.insert(row)
+          }
+        }
+      }
+      return state
+    }
+    var state = HistoricalState(lsn: lsn, basedOnCurrent: false)
+    try log.forEachHeader(from: 1, through: lsn, txn) { header in
+      let row = Row(truncatingIfNeeded: header.row)
+      if header.isUpsert { state.versions[row] = header.lsn } else { state.versions[row] = nil }
+    }
+    return state
+  }
+}
+
+extension EventLog {
+  /// Calls `body` with the header of each event from `first` through `last`, checked.
+  func forEachHeader(
+    from first: UInt64, through last: UInt64, _ txn: some ReadableTransaction,
+    _ body: (EventHeader) throws -> Void
+  ) throws {
+    guard first <= last else { return }
+    try txn.withCursor(database) { cursor in
+      var expected = first
+      var entry = try cursor.seek(atLeast: first)
+      while let current = entry, expected <= last {
+        guard current.integerKey == expected else {
+          throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log")
+        }
+        try body(try EventCodec.header(current.value, lsn: expected))
+        expected += 1
+        entry = try cursor.next()
+      }
+      if expected <= last { throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log") }
+    }
+  }
+
+  /// The record of the upsert event at `lsn`, pointing into the map.
+  func record(at lsn: UInt64, _ txn: some ReadableTransaction) throws -> UnsafeRawBufferPointer {
+    guard let bytes = try txn.get(database, lsn) else {
+      throw StoreError.corruptEvent(lsn: lsn, reason: "missing from the log")
+    }
+    let header = try EventCodec.header(bytes, lsn: lsn)
+    guard header.isUpsert else { throw StoreError.corruptEvent(lsn: lsn, reason: "expected an upsert") }
+    return header.payload
+  }
+}

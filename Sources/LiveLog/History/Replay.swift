@@ -1,0 +1,164 @@
+import LMDB
+
+/// Rebuilds a store's materialized state — records, rows and every index — from its log.
+///
+/// The events are copied byte for byte into the new store's log, and each commit is applied by
+/// the same materializer that serves writes, so a replayed store is the store itself, rebuilt:
+/// same rows, same index entries, same digest.
+struct Replayer {
+  let source: Store
+  let target: Store
+
+  /// Events per write transaction of the target: large enough to amortize the commit, small
+  /// enough to keep the transaction's dirty pages in memory.
+  static let eventsPerTransaction = 20_000
+
+  /// Applies the source's events `target.version + 1 ... last` to the target, calling `progress`
+  /// with the last LSN applied after each transaction.
+  func run(through last: UInt64, progress: (UInt64) -> Void) throws {
+    var next = try target.version() + 1
+    let snapshot = try source.environment.makeSnapshot()
+    while next <= last {
+      let end = min(last, next + UInt64(Self.eventsPerTransaction) - 1)
+      // Read a run of events (whole commits where possible) from the source ...
+      var batch: [(header: EventHeaderCopy, bytes: [UInt8])] = []
+      try snapshot.read { txn in
+        try source.log.forEachRaw(from: next, through: end, txn) { lsn, bytes in
+          let header = try EventCodec.header(bytes, lsn: lsn)
+          batch.append(
+            (EventHeaderCopy(header, payloadOffset: bytes.count - 4 - header.payload.count), Array(bytes)))
+        }
+      }
+      // ... and apply it to the target, commit by commit, in one write transaction.
+      try target.environment.write { txn in
+        var commit: [(header: EventHeaderCopy, bytes: [UInt8])] = []
+        for event in batch {
+          commit.append(event)
+          if event.header.endsCommit {
+            try apply(commit, txn)
+            commit.removeAll(keepingCapacity: true)
+          }
+        }
+        if !commit.isEmpty { try apply(commit, txn) }
+      }
+      next = end + 1
+      progress(end)
+    }
+  }
+
+  /// One commit's events: appended verbatim, then materialized.
+  private func apply(_ events: [(header: EventHeaderCopy, bytes: [UInt8])], _ txn: WriteTransaction) throws {
+    let materializer = target.materializer
+    var nextRow = try materializer.nextRow(txn)
+    var changes: [RecordChange] = []
+    changes.reserveCapacity(events.count)
+    for (header, bytes) in events {
+      let lsn = header.lsn
+      func mismatch(_ reason: String) -> StoreError { .corruptEvent(lsn: lsn, reason: reason) }
+      let id = try header.id(in: bytes)
+      let stored = try materializer.row(of: id, txn)
+      if let stored {
+        guard stored.row == header.row, stored.lsn == header.previousLSN else {
+          throw mismatch(
+            "names row \(header.row) and version \(header.previousLSN.map(String.init) ?? "none"), but id \(id) is at row \(stored.row), version \(stored.lsn)"
+          )
+        }
+      } else {
+        guard header.previousLSN == nil, header.isUpsert, header.row == nextRow else {
+          throw mismatch(
+            "names row \(header.row) for id \(id), which the log has not inserted before (next row \(nextRow))"
+          )
+        }
+      }
+      let old = try stored.flatMap { try materializer.record(at: $0.row, txn) }.map { Array($0) }
+      let kind: RecordChange.Kind = header.isUpsert ? (stored == nil ? .inserted : .updated) : .deleted
+      if kind == .inserted { nextRow += 1 }
+      var change = RecordChange(
+        kind: kind, id: id, row: header.row, oldRecord: old, previousLSN: header.previousLSN ?? 0,
+        event: bytes,
+        recordStart: header.payloadOffset, recordEnd: bytes.count - EventCodec.checksumSize)
+      change.lsn = lsn
+      try target.log.append(bytes, at: lsn, txn)
+      changes.append(change)
+    }
+    try materializer.apply(changes, nextRow: nextRow, txn)
+  }
+}
+
+/// The parts of an event header a replay keeps after the read transaction has ended.
+struct EventHeaderCopy {
+  var lsn: UInt64
+  var isUpsert: Bool
+  var endsCommit: Bool
+  var row: UInt64
+  var previousLSN: UInt64?
+  /// Where the payload starts in the event's bytes.
+  var payloadOffset: Int
+
+  init(_ header: EventHeader, payloadOffset: Int) {
+    lsn = header.lsn
+    isUpsert = header.isUpsert
+    endsCommit = header.endsCommit
+    row = header.row
+    previousLSN = header.previousLSN
+    self.payloadOffset = payloadOffset
+  }
+
+  func id(in bytes: [UInt8]) throws -> Int64 {
+    try bytes.withUnsafeBytes { raw in
+      let payload = UnsafeRawBufferPointer(
+        rebasing: raw[payloadOffset..<(raw.count - EventCodec.checksumSize)])
+      if isUpsert { return try RecordView(bytes: payload, row: Row(truncatingIfNeeded: row)).id() }
+      var reader = ByteReader(payload)
+      do {
+        return try reader.readSigned()
+      } catch {
+        throw StoreError.corruptEvent(lsn: lsn, reason: "\(error)")
+      }
+    }
+  }
+}
+
+extension EventLog {
+  /// Calls `body` with each event's raw bytes from `first` through `last`, checking contiguity.
+  func forEachRaw(
+    from first: UInt64, through last: UInt64, _ txn: some ReadableTransaction,
+    _ body: (UInt64, UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    guard first <= last else { return }
+    try txn.withCursor(database) { cursor in
+      var expected = first
+      var entry = try cursor.seek(atLeast: first)
+      while let current = entry, expected <= last {
+        guard current.integerKey == expected else {
+          throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log")
+        }
+        try body(expected, current.value)
+        expected += 1
+        entry = try cursor.next()
+      }
+      if expected <= last { throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log") }
+    }
+  }
+}
+
+extension Store {
+  /// Rebuilds this store's state from its log, up to `lsn` (default: the end), into the empty or
+  /// new directory `directory`, and returns the rebuilt store. `progress` gets the last LSN
+  /// applied, after each batch of about 20,000 events.
+  public func replay(
+    into directory: String, through lsn: UInt64? = nil, options: StoreOptions = StoreOptions(),
+    progress: (UInt64) -> Void = { _ in }
+  ) throws -> Store {
+    let last = try lsn ?? version()
+    let current = try version()
+    guard last <= current else { throw StoreError.lsnOutOfRange(requested: last, version: current) }
+    let target = try Store(directory: directory, options: options)
+    guard try target.version() == 0 else {
+      throw StoreError.notAStore(
+        path: directory, reason: "replay needs an empty store, and this one has events")
+    }
+    try Replayer(source: self, target: target).run(through: last, progress: progress)
+    return target
+  }
+}
