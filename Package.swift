@@ -24,7 +24,7 @@ let package = Package(
     .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strictSettings),
     .target(name: "Changesets", swiftSettings: strictSettings),
     .target(name: "LiveLog", dependencies: ["LMDB", "Changesets"], swiftSettings: strictSettings),
-    .executableTarget(name: "livelog", dependencies: ["LiveLog"], swiftSettings: strictSettings),
+    .executableTarget(name: "livelog", dependencies: ["LiveLog", "Changesets"], swiftSettings: strictSettings),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strictSettings),
     .testTarget(name: "ChangesetsTests", dependencies: ["Changesets"], swiftSettings: strictSettings),
     .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),

@@ -9,7 +9,12 @@ let commands: [Command] = [
   ingestCommand,
   queryCommand,
   explainCommand,
+  diffCommand,
   logCommand,
+  replayCommand,
+  verifyCommand,
+  exportCommand,
+  importCommand,
   statsCommand,
 ]
 

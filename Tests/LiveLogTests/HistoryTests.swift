@@ -56,6 +56,35 @@ import Testing
     }
   }
 
+  @Test(arguments: [UInt64(4), 5])
+  func diffsBetweenVersionsTurnOneResultIntoTheOther(seed: UInt64) throws {
+    let (directory, store, pool) = try Self.randomStore(seed: seed, commits: 60)
+    defer { withExtendedLifetime(directory) {} }
+    let version = try store.version()
+    var random = SeededRandom(seed: seed * 31)
+    var generator = PredicateGenerator(repositories: pool)
+    for _ in 0..<60 {
+      let a = UInt64.random(in: 0...version, using: &random)
+      let b = UInt64.random(in: a...version, using: &random)
+      let query = generator.query(using: &random)
+      let diff = try store.diff(query, from: a, to: b)
+      let old = try diff.from.ids()
+      let new = try diff.to.ids()
+      #expect(old == (try store.results(query, asOf: a).ids()))
+      #expect(new == (try store.results(query, asOf: b).ids()))
+      let applied = try diff.changeset.applied(to: old) { new[$0] }
+      #expect(applied == new, "\(a)→\(b): \(query.text)")
+      // Modified rows are exactly the kept, unmoved rows whose content differs.
+      let moved = Set(diff.changeset.moves.map(\.from))
+      let deleted = Set(diff.changeset.deletions)
+      for index in old.indices where !deleted.contains(index) && !moved.contains(index) {
+        let before = try diff.from.repository(at: index)
+        let after = try diff.to.repository(at: try #require(new.firstIndex(of: before.id)))
+        #expect(diff.changeset.modifications.contains(index) == (before != after))
+      }
+    }
+  }
+
   @Test func replayToTheEndReproducesTheDigest() throws {
     let (directory, store, _) = try Self.randomStore(seed: 9, commits: 120)
     let rebuilt = try store.replay(into: directory.child("rebuilt"))

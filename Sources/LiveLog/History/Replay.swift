@@ -20,33 +20,57 @@ struct Replayer {
     let snapshot = try source.environment.makeSnapshot()
     while next <= last {
       let end = min(last, next + UInt64(Self.eventsPerTransaction) - 1)
-      // Read a run of events (whole commits where possible) from the source ...
-      var batch: [(header: EventHeaderCopy, bytes: [UInt8])] = []
+      var batch: [(lsn: UInt64, bytes: [UInt8])] = []
       try snapshot.read { txn in
         try source.log.forEachRaw(from: next, through: end, txn) { lsn, bytes in
-          let header = try EventCodec.header(bytes, lsn: lsn)
-          batch.append(
-            (EventHeaderCopy(header, payloadOffset: bytes.count - 4 - header.payload.count), Array(bytes)))
+          batch.append((lsn, Array(bytes)))
         }
       }
-      // ... and apply it to the target, commit by commit, in one write transaction.
-      try target.environment.write { txn in
-        var commit: [(header: EventHeaderCopy, bytes: [UInt8])] = []
-        for event in batch {
-          commit.append(event)
-          if event.header.endsCommit {
-            try apply(commit, txn)
-            commit.removeAll(keepingCapacity: true)
-          }
-        }
-        if !commit.isEmpty { try apply(commit, txn) }
-      }
+      try EventApplier(target: target).apply(batch)
       next = end + 1
       progress(end)
     }
   }
+}
 
-  /// One commit's events: appended verbatim, then materialized.
+/// Appends events, as bytes of the log's own format, to a store and materializes them: the
+/// common core of replay and import.
+struct EventApplier {
+  let target: Store
+
+  /// Appends and applies `events` (contiguous, starting one past the target's version) in one
+  /// write transaction, commit by commit.
+  func apply(_ events: [(lsn: UInt64, bytes: [UInt8])]) throws {
+    var decoded: [(header: EventHeaderCopy, bytes: [UInt8])] = []
+    decoded.reserveCapacity(events.count)
+    for (lsn, bytes) in events {
+      let header = try bytes.withUnsafeBytes { raw in
+        let header = try EventCodec.header(raw, lsn: lsn)
+        return EventHeaderCopy(
+          header, payloadOffset: raw.count - EventCodec.checksumSize - header.payload.count)
+      }
+      decoded.append((header, bytes))
+    }
+    try target.environment.write { txn in
+      var expected = try target.log.lastLSN(txn) + 1
+      var commit: [(header: EventHeaderCopy, bytes: [UInt8])] = []
+      for event in decoded {
+        guard event.header.lsn == expected else {
+          throw StoreError.corruptEvent(lsn: event.header.lsn, reason: "expected LSN \(expected) next")
+        }
+        expected += 1
+        commit.append(event)
+        if event.header.endsCommit {
+          try apply(commit, txn)
+          commit.removeAll(keepingCapacity: true)
+        }
+      }
+      if !commit.isEmpty { try apply(commit, txn) }
+    }
+  }
+
+  /// One commit's events: appended verbatim, then materialized. Each event must agree with the
+  /// state it lands on: its row, and the version it says it replaces.
   private func apply(_ events: [(header: EventHeaderCopy, bytes: [UInt8])], _ txn: WriteTransaction) throws {
     let materializer = target.materializer
     var nextRow = try materializer.nextRow(txn)
@@ -60,14 +84,13 @@ struct Replayer {
       if let stored {
         guard stored.row == header.row, stored.lsn == header.previousLSN else {
           throw mismatch(
-            "names row \(header.row) and version \(header.previousLSN.map(String.init) ?? "none"), but id \(id) is at row \(stored.row), version \(stored.lsn)"
-          )
+            "names row \(header.row) and version \(header.previousLSN.map(String.init) ?? "none"), but id \(id) "
+              + "is at row \(stored.row), version \(stored.lsn)")
         }
       } else {
         guard header.previousLSN == nil, header.isUpsert, header.row == nextRow else {
           throw mismatch(
-            "names row \(header.row) for id \(id), which the log has not inserted before (next row \(nextRow))"
-          )
+            "names row \(header.row) for id \(id), which is not stored (the next row is \(nextRow))")
         }
       }
       let old = try stored.flatMap { try materializer.record(at: $0.row, txn) }.map { Array($0) }

@@ -62,6 +62,34 @@ public struct RecordFile: Sendable {
     return mutations
   }
 
+  /// Calls `body` with each non-empty line parsed as a JSON object (for exports of the log).
+  func forEachJSONLine(_ body: (JSONObject, SourceLocator) throws -> Void) throws {
+    try bytes.withUnsafeBufferPointer { buffer in
+      var start = 0
+      var line = 1
+      while start < buffer.count {
+        var end = start
+        while end < buffer.count && buffer[end] != 0x0A { end += 1 }
+        let lineBytes = UnsafeBufferPointer(rebasing: buffer[start..<end])
+        let locator = SourceLocator(source: source, text: lineBytes, firstLine: line, item: nil)
+        if lineBytes.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) {
+          let value: JSONValue
+          do {
+            value = try JSONParser.parse(lineBytes)
+          } catch let error as JSONSyntaxError {
+            throw locator.error(at: error.offset, error.message)
+          }
+          guard case .object(let object) = value else {
+            throw locator.error(at: 0, "expected an event object, found \(value.typeDescription)")
+          }
+          try body(object, locator)
+        }
+        start = end + 1
+        line += 1
+      }
+    }
+  }
+
   // MARK: Formats
 
   private func forEachLine(

@@ -40,10 +40,10 @@ public final class Results: RandomAccessCollection, Sendable {
     self.asOf = asOf
   }
 
-  init(store: Store, query: Query, evaluation: Evaluation) {
+  init(store: Store, query: Query, asOf: UInt64? = nil, evaluation: Evaluation) {
     self.store = store
     self.query = query
-    self.asOf = nil
+    self.asOf = asOf
     state.withLock { $0 = evaluation }
   }
 

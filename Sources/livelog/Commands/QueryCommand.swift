@@ -5,7 +5,7 @@ let queryCommand = Command(
   name: "query",
   summary: "print the repositories that match a predicate",
   help: """
-    usage: livelog query 'PREDICATE' [--sort FIELD[:asc|:desc]]... [--limit N]
+    usage: livelog query 'PREDICATE' [--sort FIELD[:asc|:desc]]... [--limit N] [--as-of LSN]
                          [--format table|json|ndjson]
 
     PREDICATE is NSPredicate / Realm query language over the API's field names, e.g.
@@ -17,30 +17,25 @@ let queryCommand = Command(
     options:
       --sort FIELD[:asc|:desc]  sort key, repeatable; after any SORT(...) in the predicate
       --limit N                 at most N results
+      --as-of LSN               the results the store gave at version LSN
       --format F                table (default), json (an array of repository objects in the
                                 API's shape) or ndjson (one object per line)
     """,
   run: { arguments, context in
     let sorts = try arguments.values("--sort")
     let limit = try arguments.integer("--limit", in: 0...Int.max)
+    let asOf = try arguments.integer("--as-of", in: UInt64(0)...UInt64.max)
     let format = try arguments.choice("--format", ["table", "json", "ndjson"]) ?? "table"
     let positional = try arguments.remaining()
     guard positional.count == 1, let text = positional.first else {
       throw UsageError(message: "query needs exactly one PREDICATE (quote it)")
     }
-    var query = try Query(parsing: text)
-    for sort in sorts {
-      let parts = sort.split(separator: ":", maxSplits: 1).map(String.init)
-      let direction = parts.count > 1 ? parts[1].lowercased() : "asc"
-      guard direction == "asc" || direction == "desc" else {
-        throw UsageError(message: "--sort takes FIELD, FIELD:asc or FIELD:desc, not '\(sort)'")
-      }
-      query = try query.sorted(by: parts[0], ascending: direction == "asc")
-    }
-    if let limit { query = query.limit(limit) }
-
+    let query = try parsedQuery(text, sorts: sorts, limit: limit)
     let store = try context.openStore(readOnly: true)
-    let results = try store.results(query)
+    if let asOf, asOf > (try store.version()) {
+      throw UsageError(message: "--as-of \(asOf) is past the store's version \(try store.version())")
+    }
+    let results = try store.results(query, asOf: asOf)
     let output = context.output
     switch format {
     case "json":
