@@ -9,6 +9,7 @@ let commands: [Command] = [
   ingestCommand,
   queryCommand,
   explainCommand,
+  watchCommand,
   diffCommand,
   logCommand,
   replayCommand,

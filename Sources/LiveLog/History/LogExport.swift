@@ -176,6 +176,7 @@ extension Store {
       start = end
     }
     summary.appended = fresh.count
+    if !fresh.isEmpty { hub.wake() }
     summary.version = try self.version()
     return summary
   }

@@ -21,6 +21,8 @@ public final class Store: Sendable {
   let environment: Environment
   let log: EventLog
   let materializer: Materializer
+  /// Keeps live queries up to date (see `Results.changes`).
+  let hub = LiveHub()
 
   /// Opens the store in `directory`, creating it if the directory does not exist or is empty.
   ///
@@ -66,6 +68,7 @@ public final class Store: Sendable {
     } catch let error as LMDBError where error.isNotFound {
       throw StoreError.notAStore(path: directory, reason: "its databases are missing")
     }
+    hub.attach(self)
   }
 
   /// The store's version: the LSN of the last committed event, 0 for an empty store.
@@ -92,7 +95,8 @@ public final class Store: Sendable {
 
   // MARK: Writing
 
-  /// Applies `mutations` as one atomic commit and returns what it did.
+  /// Applies `mutations` as one atomic commit and returns what it did; live queries of this
+  /// process hear of the commit at once.
   ///
   /// Within the batch the last mutation on an id wins. An upsert identical to the stored
   /// repository, or a delete of an id the store lacks, writes no event. Either every event of the
@@ -100,6 +104,7 @@ public final class Store: Sendable {
   @discardableResult
   public func write(_ mutations: [Mutation]) throws -> CommitSummary {
     guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
+    defer { hub.wake() }
     let batch = Batch(mutations)
     let time = CommitTime(microsecondsSince1970: Int64(Date().timeIntervalSince1970 * 1_000_000))
     return try environment.write { txn in
@@ -254,6 +259,12 @@ enum StoredRecord {
 }
 
 extension Store {
+  /// Returns once every live query of this store has taken every commit up to the store's
+  /// version now (including other processes' commits): their changes are then on the way.
+  public func synchronizeLiveQueries() {
+    hub.catchUp()
+  }
+
   /// Flushes every commit to the disk: after writes in `.noSync` or `.noMetaSync` mode, this
   /// makes them durable.
   public func sync() throws {

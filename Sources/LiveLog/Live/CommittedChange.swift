@@ -1,0 +1,45 @@
+import LMDB
+
+/// One repository's change in a commit, as live queries consume it: read back from the log, so
+/// that commits of this process and of others arrive the same way.
+struct CommittedChange: Sendable {
+  var row: Row
+  /// The record's fields after the change; `nil` for a delete.
+  var values: [FieldValue]?
+}
+
+/// A committed write transaction: a contiguous run of events ending with a commit end.
+struct CommittedBatch: Sendable {
+  var firstLSN: UInt64
+  var lastLSN: UInt64
+  var changes: [CommittedChange]
+}
+
+extension EventLog {
+  /// The commits after `version` through `last`, each record decoded once for every live query.
+  func commits(after version: UInt64, through last: UInt64, _ txn: some ReadableTransaction) throws
+    -> [CommittedBatch]
+  {
+    var batches: [CommittedBatch] = []
+    var current = CommittedBatch(firstLSN: version + 1, lastLSN: version, changes: [])
+    try forEachHeader(from: version + 1, through: last, txn) { header in
+      var values: [FieldValue]?
+      if header.isUpsert {
+        do {
+          values = try RecordCodec.decode(header.payload, schema: Repository.schema)
+        } catch {
+          throw StoreError.corruptEvent(lsn: header.lsn, reason: "\(error)")
+        }
+      }
+      current.changes.append(CommittedChange(row: Row(truncatingIfNeeded: header.row), values: values))
+      current.lastLSN = header.lsn
+      if header.endsCommit {
+        batches.append(current)
+        current = CommittedBatch(firstLSN: header.lsn + 1, lastLSN: header.lsn, changes: [])
+      }
+    }
+    // Events after the last commit end belong to a commit that replay or import cut short.
+    if !current.changes.isEmpty { batches.append(current) }
+    return batches
+  }
+}
