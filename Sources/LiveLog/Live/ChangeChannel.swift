@@ -19,8 +19,9 @@ public enum ResultsChange: Sendable {
 
 /// The queue between the live-query hub and one consumer.
 ///
-/// In coalescing mode a consumer that falls behind finds one update waiting, whose changeset is
-/// the exact composition of the changesets it missed; otherwise every update waits its turn.
+/// In coalescing mode a consumer that falls behind finds one update waiting (after the initial
+/// results, if it has not taken those yet), whose changeset is the exact composition of the
+/// changesets it missed; otherwise every update waits its turn.
 final class ChangeChannel: Sendable {
   private struct State {
     var pending: [ResultsChange] = []
@@ -48,10 +49,9 @@ final class ChangeChannel: Sendable {
         return waiter
       }
       if coalescing, let last = state.pending.last {
+        // The initial results stay as they are (a resumed subscription starts at its LSN);
+        // updates behind them fold into one.
         switch (last, change) {
-        case (.initial, .update(let results, _)):
-          state.pending[state.pending.count - 1] = .initial(results)
-          return nil
         case (.update(_, let earlier), .update(let results, let later)):
           state.pending[state.pending.count - 1] = .update(results, earlier.composed(with: later))
           return nil
