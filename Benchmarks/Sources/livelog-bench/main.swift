@@ -4,6 +4,7 @@ let scenarios: [Scenario] = [
   .ingest,
   .changesets,
   .query,
+  .live,
 ]
 
 func usage() -> String {

@@ -120,8 +120,8 @@ struct IndexEntries: Equatable {
   var trigrams: [UInt32] = []
   /// Equality prefixes, distinct.
   var terms: Set<[UInt8]> = []
-  /// Ordered-index prefixes (without the row), one per ordered field.
-  var ordered: [[UInt8]] = []
+  /// Ordered-index values, one per ordered field.
+  var ordered: [OrderedEntry] = []
 
   init() {}
 
@@ -146,7 +146,8 @@ struct IndexEntries: Equatable {
         }
       }
       if field.indexes.contains(.ordered) {
-        ordered.append(IndexKeys.orderedPrefix(field: field.position, value: IndexKeys.orderedValue(value)))
+        ordered.append(
+          OrderedEntry(field: UInt8(field.position), value: IndexKeys.orderedValue(value), row: 0))
       }
     }
     trigrams = normalizedCodes(trigrams)
@@ -163,4 +164,28 @@ struct IndexEntries: Equatable {
     codes.removeLast(codes.count - write)
     return codes
   }
+}
+
+/// One ordered-index entry as a small value, sorted like its key: field, nil before values,
+/// value, row. Its bytes are made only when it is written.
+struct OrderedEntry: Hashable, Comparable {
+  var field: UInt8
+  var value: Int64?
+  var row: Row
+
+  static func < (a: OrderedEntry, b: OrderedEntry) -> Bool {
+    if a.field != b.field { return a.field < b.field }
+    switch (a.value, b.value) {
+    case (nil, nil): break
+    case (nil, _): return true
+    case (_, nil): return false
+    case (let x?, let y?) where x != y: return x < y
+    default: break
+    }
+    return a.row < b.row
+  }
+
+  func with(row: Row) -> OrderedEntry { OrderedEntry(field: field, value: value, row: row) }
+
+  var key: [UInt8] { IndexKeys.orderedKey(field: Int(field), value: value, row: row) }
 }

@@ -10,12 +10,14 @@ struct IndexWriter {
   let terms: Database
   let ordered: Database
 
-  private var trigramAdditions: [UInt32: [Row]] = [:]
-  private var trigramRemovals: [UInt32: [Row]] = [:]
+  /// Trigram postings to add and remove, as `code << 32 | row`: flat arrays sorted once at the
+  /// end cost far less than a dictionary of arrays for the ~100 trigrams of every record.
+  private var trigramAdditions: [UInt64] = []
+  private var trigramRemovals: [UInt64] = []
   private var termAdditions: [[UInt8]: [Row]] = [:]
   private var termRemovals: [[UInt8]: [Row]] = [:]
-  private var orderedPuts: [[UInt8]] = []
-  private var orderedDeletes: [[UInt8]] = []
+  private var orderedPuts: [OrderedEntry] = []
+  private var orderedDeletes: [OrderedEntry] = []
 
   init(trigrams: Database, terms: Database, ordered: Database) {
     self.trigrams = trigrams
@@ -35,10 +37,10 @@ struct IndexWriter {
     let b = after.trigrams
     while i < a.count || j < b.count {
       if j == b.count || (i < a.count && a[i] < b[j]) {
-        trigramRemovals[a[i], default: []].append(row)
+        trigramRemovals.append(UInt64(a[i]) << 32 | UInt64(row))
         i += 1
       } else if i == a.count || b[j] < a[i] {
-        trigramAdditions[b[j], default: []].append(row)
+        trigramAdditions.append(UInt64(b[j]) << 32 | UInt64(row))
         j += 1
       } else {
         i += 1
@@ -50,43 +52,76 @@ struct IndexWriter {
       termAdditions[term, default: []].append(row)
     }
     if before.ordered != after.ordered {
-      for prefix in before.ordered where !after.ordered.contains(prefix) {
-        orderedDeletes.append(withRow(prefix, row))
+      for entry in before.ordered where !after.ordered.contains(entry) {
+        orderedDeletes.append(entry.with(row: row))
       }
-      for prefix in after.ordered where !before.ordered.contains(prefix) {
-        orderedPuts.append(withRow(prefix, row))
+      for entry in after.ordered where !before.ordered.contains(entry) {
+        orderedPuts.append(entry.with(row: row))
       }
     }
-  }
-
-  private func withRow(_ prefix: [UInt8], _ row: Row) -> [UInt8] {
-    var key = prefix
-    key.append(UInt8(truncatingIfNeeded: row >> 24))
-    key.append(UInt8(truncatingIfNeeded: row >> 16))
-    key.append(UInt8(truncatingIfNeeded: row >> 8))
-    key.append(UInt8(truncatingIfNeeded: row))
-    return key
   }
 
   /// Writes every change, in key order so that LMDB touches each page once.
   func flush(_ txn: WriteTransaction) throws {
-    let trigramKeys = Set(trigramAdditions.keys).union(trigramRemovals.keys).sorted()
-    for code in trigramKeys {
+    let additions = PairSort.sorted(trigramAdditions)
+    let removals = PairSort.sorted(trigramRemovals)
+    var i = 0
+    var j = 0
+    while i < additions.count || j < removals.count {
+      let code = min(
+        i < additions.count ? additions[i] >> 32 : UInt64.max,
+        j < removals.count ? removals[j] >> 32 : UInt64.max)
+      var added: [Row] = []
+      while i < additions.count && additions[i] >> 32 == code {
+        added.append(Row(truncatingIfNeeded: additions[i]))
+        i += 1
+      }
+      var removed: [Row] = []
+      while j < removals.count && removals[j] >> 32 == code {
+        removed.append(Row(truncatingIfNeeded: removals[j]))
+        j += 1
+      }
       try PostingBlocks.apply(
-        IndexKeys.trigramPrefix(code), adding: RowSet.normalized(trigramAdditions[code] ?? []),
-        removing: RowSet.normalized(trigramRemovals[code] ?? []), in: trigrams, txn)
+        IndexKeys.trigramPrefix(UInt32(code)), adding: added, removing: removed, in: trigrams, txn)
     }
     let termKeys = Set(termAdditions.keys).union(termRemovals.keys).sorted {
-      $0.lexicographicallyPrecedes($1)
+      TextMatching.compare($0, $1) < 0
     }
     for term in termKeys {
       try PostingBlocks.apply(
         term, adding: RowSet.normalized(termAdditions[term] ?? []),
         removing: RowSet.normalized(termRemovals[term] ?? []), in: terms, txn)
     }
-    for key in orderedDeletes.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-      try txn.delete(ordered, key)
+    for entry in orderedDeletes.sorted() {
+      try txn.delete(ordered, entry.key)
     }
-    for key in orderedPuts.sorted(by: { $0.lexicographicallyPrecedes($1) }) { try txn.put(ordered, key, []) }
+    for entry in orderedPuts.sorted() { try txn.put(ordered, entry.key, []) }
+  }
+}
+
+/// Sorting of `code << 32 | row` pairs: a least-significant-digit radix sort over the eight
+/// bytes, linear in the number of pairs (a million per 10,000 records ingested).
+enum PairSort {
+  static func sorted(_ values: [UInt64]) -> [UInt64] {
+    guard values.count > 64 else { return values.sorted() }
+    var source = values
+    var target = [UInt64](repeating: 0, count: values.count)
+    // Skip the passes over bytes that are equal in every value.
+    var differing: UInt64 = 0
+    if let first = values.first { for value in values { differing |= value ^ first } }
+    for pass in 0..<8 {
+      let shift = UInt64(pass * 8)
+      guard (differing >> shift) & 0xFF != 0 else { continue }
+      var counts = [Int](repeating: 0, count: 257)
+      for value in source { counts[Int((value >> shift) & 0xFF) + 1] += 1 }
+      for index in 1..<257 { counts[index] += counts[index - 1] }
+      for value in source {
+        let bucket = Int((value >> shift) & 0xFF)
+        target[counts[bucket]] = value
+        counts[bucket] += 1
+      }
+      swap(&source, &target)
+    }
+    return source
   }
 }

@@ -29,8 +29,10 @@ struct CompiledPredicate: Sendable {
     switch predicate {
     case .constant(let value): return .constant(value)
     case .not(let inner): return .not(compile(inner))
-    case .and(let parts): return .and(parts.map(compile))
-    case .or(let parts): return .or(parts.map(compile))
+    // Evaluation has no side effects, so parts may run cheapest first: a failed `language == …`
+    // then spares the fold of a `CONTAINS[c]`.
+    case .and(let parts): return .and(parts.map(compile).sorted { cost($0) < cost($1) })
+    case .or(let parts): return .or(parts.map(compile).sorted { cost($0) < cost($1) })
     case .comparison(let c):
       var folded: [UInt8]?
       if case .string(let text) = c.value { folded = TextFolding.fold(text, c.options) }
@@ -42,6 +44,20 @@ struct CompiledPredicate: Sendable {
         }
       }
       return .comparison(Prepared(comparison: c, folded: folded, foldedItems: items))
+    }
+  }
+
+  /// A rough relative cost of evaluating a node on one record.
+  private static func cost(_ node: Node) -> Int {
+    switch node {
+    case .constant: return 0
+    case .not(let inner): return cost(inner)
+    case .and(let parts), .or(let parts): return parts.reduce(0) { $0 + cost($1) }
+    case .comparison(let prepared):
+      let c = prepared.comparison
+      if c.operator.isStringOperator { return c.options.isEmpty ? 20 : 40 }
+      if c.field.type == .string || c.field.type == .stringList { return c.options.isEmpty ? 5 : 20 }
+      return 1
     }
   }
 

@@ -19,6 +19,8 @@ struct RecordChange {
   var recordEnd: Int
   /// The event's LSN, once the commit has assigned it.
   var lsn: UInt64 = 0
+  /// The new record's fields when the writer has them at hand (saves decoding `event`).
+  var newValues: [FieldValue]? = nil
 
   /// The record after the change, inside `event` (inserts and updates).
   func withNewRecord<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
@@ -91,9 +93,14 @@ struct Materializer: Sendable {
     var indexes = IndexWriter(trigrams: trigrams, terms: terms, ordered: ordered)
     for change in changes {
       let old = try change.oldRecord.map { try Materializer.entries(of: $0, row: change.row) }
-      let new =
-        try change.kind == .deleted
-        ? nil : change.withNewRecord { try Materializer.entries(of: $0, row: change.row) }
+      let new: IndexEntries? =
+        if change.kind == .deleted {
+          nil
+        } else if let values = change.newValues {
+          IndexEntries(values, schema: Repository.schema)
+        } else {
+          try change.withNewRecord { try Materializer.entries(of: $0, row: change.row) }
+        }
       indexes.change(row: Row(change.row), old: old, new: new)
     }
     try indexes.flush(txn)

@@ -128,15 +128,14 @@ public final class Store: Sendable {
             changes.append(
               RecordChange(
                 kind: .updated, id: repository.id, row: row, oldRecord: Array(stored), previousLSN: current,
-                event: event, recordStart: start, recordEnd: event.count))
+                event: event, recordStart: start, recordEnd: event.count, newValues: repository.fieldValues))
             summary.updated += 1
           } else {
             let (event, start) = EventCodec.beginUpsert(repository, time: time, row: nextRow, previous: 0)
             changes.append(
               RecordChange(
                 kind: .inserted, id: repository.id, row: nextRow, previousLSN: 0, event: event,
-                recordStart: start,
-                recordEnd: event.count))
+                recordStart: start, recordEnd: event.count, newValues: repository.fieldValues))
             nextRow += 1
             summary.inserted += 1
           }
