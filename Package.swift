@@ -13,6 +13,7 @@ let package = Package(
     .library(name: "LiveLog", targets: ["LiveLog"]),
     .library(name: "Changesets", targets: ["Changesets"]),
     .library(name: "LMDB", targets: ["LMDB"]),
+    .library(name: "GitHubSearch", targets: ["GitHubSearch"]),
     .executable(name: "livelog", targets: ["livelog"]),
   ],
   targets: [
@@ -24,10 +25,13 @@ let package = Package(
     .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strictSettings),
     .target(name: "Changesets", swiftSettings: strictSettings),
     .target(name: "LiveLog", dependencies: ["LMDB", "Changesets"], swiftSettings: strictSettings),
+    .target(name: "GitHubSearch", dependencies: ["LiveLog"], swiftSettings: strictSettings),
     .executableTarget(name: "livelog", dependencies: ["LiveLog", "Changesets"], swiftSettings: strictSettings),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strictSettings),
     .testTarget(name: "ChangesetsTests", dependencies: ["Changesets"], swiftSettings: strictSettings),
     .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "GitHubSearchTests", dependencies: ["GitHubSearch", "LiveLog"], swiftSettings: strictSettings),
   ],
   swiftLanguageModes: [.v6]
 )
