@@ -5,6 +5,7 @@ let scenarios: [Scenario] = [
   .changesets,
   .query,
   .live,
+  .replay,
 ]
 
 func usage() -> String {

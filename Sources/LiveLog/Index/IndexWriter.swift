@@ -65,6 +65,31 @@ struct IndexWriter {
   func flush(_ txn: WriteTransaction) throws {
     let additions = PairSort.sorted(trigramAdditions)
     let removals = PairSort.sorted(trigramRemovals)
+    try txn.withCursor(trigrams) { cursor in
+      try flushTrigrams(additions, removals, &cursor, txn)
+    }
+    let termKeys = Set(termAdditions.keys).union(termRemovals.keys).sorted {
+      TextMatching.compare($0, $1) < 0
+    }
+    try txn.withCursor(terms) { cursor in
+      for term in termKeys {
+        try PostingBlocks.apply(
+          term, adding: RowSet.normalized(termAdditions[term] ?? []),
+          removing: RowSet.normalized(termRemovals[term] ?? []), cursor: &cursor, txn, in: terms)
+      }
+    }
+    for entry in orderedDeletes.sorted() {
+      try txn.delete(ordered, entry.key)
+    }
+    for entry in orderedPuts.sorted() { try txn.put(ordered, entry.key, []) }
+  }
+
+  /// The trigram pairs, grouped by code, applied with one cursor.
+  private func flushTrigrams(
+    _ additions: [UInt64], _ removals: [UInt64], _ cursor: inout Cursor, _ txn: WriteTransaction
+  )
+    throws
+  {
     var i = 0
     var j = 0
     while i < additions.count || j < removals.count {
@@ -81,21 +106,14 @@ struct IndexWriter {
         removed.append(Row(truncatingIfNeeded: removals[j]))
         j += 1
       }
+      // Additions of one code arrive in row order only when every row is new: sort otherwise.
+      if added.count > 1 && !added.indices.dropFirst().allSatisfy({ added[$0 - 1] < added[$0] }) {
+        added = RowSet.normalized(added)
+      }
       try PostingBlocks.apply(
-        IndexKeys.trigramPrefix(UInt32(code)), adding: added, removing: removed, in: trigrams, txn)
+        IndexKeys.trigramPrefix(UInt32(code)), adding: added, removing: removed, cursor: &cursor, txn,
+        in: trigrams)
     }
-    let termKeys = Set(termAdditions.keys).union(termRemovals.keys).sorted {
-      TextMatching.compare($0, $1) < 0
-    }
-    for term in termKeys {
-      try PostingBlocks.apply(
-        term, adding: RowSet.normalized(termAdditions[term] ?? []),
-        removing: RowSet.normalized(termRemovals[term] ?? []), in: terms, txn)
-    }
-    for entry in orderedDeletes.sorted() {
-      try txn.delete(ordered, entry.key)
-    }
-    for entry in orderedPuts.sorted() { try txn.put(ordered, entry.key, []) }
   }
 }
 
