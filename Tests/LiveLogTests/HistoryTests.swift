@@ -102,3 +102,18 @@ import Testing
     #expect(try rebuilt.digest() == store.digest())
   }
 }
+
+@Suite struct ReplayBatchingTests {
+  @Test func aCommitLargerThanAReplayBatchReplaysToTheSameDigest() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    let store = try Store(directory: directory.child("live"), options: options)
+    // One commit bigger than the replay's batch of 20,000 events.
+    let all = QueryFixture.shared.repositories
+    try store.write(all.prefix(Replayer.eventsPerTransaction + 2_000).map(Mutation.upsert))
+    try store.write(all.dropFirst(Replayer.eventsPerTransaction + 2_000).map(Mutation.upsert))
+    let rebuilt = try store.replay(into: directory.child("rebuilt"), options: options)
+    #expect(try store.firstDifference(from: rebuilt) == nil)
+  }
+}

@@ -19,18 +19,27 @@ struct Replayer {
     var next = try target.version() + 1
     let snapshot = try source.environment.makeSnapshot()
     while next <= last {
-      let end = min(last, next + UInt64(Self.eventsPerTransaction) - 1)
+      // About `eventsPerTransaction` events, ending at a commit end: a commit split across two
+      // transactions would lay its index blocks out differently from the original write.
       var batch: [(lsn: UInt64, bytes: [UInt8])] = []
-      try snapshot.read { txn in
-        try source.log.forEachRaw(from: next, through: end, txn) { lsn, bytes in
-          batch.append((lsn, Array(bytes)))
+      do {
+        try snapshot.read { txn in
+          try source.log.forEachRaw(from: next, through: last, txn) { lsn, bytes in
+            batch.append((lsn, Array(bytes)))
+            let header = try EventCodec.header(bytes, lsn: lsn)
+            if header.endsCommit && batch.count >= Self.eventsPerTransaction { throw BatchFull() }
+          }
         }
-      }
+      } catch is BatchFull {}
+      guard let end = batch.last?.lsn else { break }
       try EventApplier(target: target).apply(batch)
       next = end + 1
       progress(end)
     }
   }
+
+  /// Stops reading the log at a commit end once a batch is large enough.
+  private struct BatchFull: Error {}
 }
 
 /// Appends events, as bytes of the log's own format, to a store and materializes them: the
