@@ -491,9 +491,10 @@ def all_goals(results):
 
 
 class Headline:
-    """One quoted ratio: what it compares, the ratio (or range), and whether README quotes it too."""
+    """One quoted ratio: what it compares, the ratio (or range), and the shorter label under which
+    README quotes it (None: the report only)."""
 
-    def __init__(self, label, ratios, readme=False):
+    def __init__(self, label, ratios, readme=None):
         low, high = min(ratios), max(ratios)
         self.label = label
         self.text = (
@@ -512,7 +513,9 @@ def headline(results):
             ratios = [ratio(c) for c, p in generated if c["size"] == size and p["peer"] == peer]
             if ratios:
                 label = f"seed query (term + language, three selectivities), {short_size(size)} records, vs {engine}"
-                lines.append(Headline(label, ratios, readme=True))
+                lines.append(
+                    Headline(label, ratios, readme=f"seed query vs {peer} ({short_size(size)} records)")
+                )
     real = [(c, p) for c, p in results.contains_cases() if p["dataset"] and p["swift"]]
     for peer, engine in (("LIKE", "SQLite LIKE scan"), ("FTS5", "SQLite FTS5 trigram")):
         ratios = [ratio(c) for c, p in real if p["peer"] == peer]
@@ -523,7 +526,7 @@ def headline(results):
     ingest = results.find("query", "indexed ingest, batch 10000, no-sync", sizes[-1]) if sizes else None
     if ingest and ratio(ingest):
         label = f"indexed ingest rows/s, {short_size(ingest['size'])} records, vs SQLite + FTS5 trigram"
-        lines.append(Headline(label, [ratio(ingest)], readme=True))
+        lines.append(Headline(label, [ratio(ingest)], readme="indexed ingest vs SQLite + FTS5"))
     for durability in ("durable", "no-sync"):
         raw = results.find("ingest", f"batch 10000, {durability}")
         if raw and ratio(raw):
@@ -537,7 +540,9 @@ def headline(results):
     if diff and ratio(diff):
         lines.append(
             Headline(
-                "100,000-id diff vs the stdlib's difference + inferringMoves", [ratio(diff)], readme=True
+                "100,000-id diff vs the stdlib's difference + inferringMoves",
+                [ratio(diff)],
+                readme="100k-id diff vs the stdlib",
             )
         )
     sorted_cases = [
@@ -553,7 +558,7 @@ def headline(results):
     live = results.find("live", "1000 live queries, 10 records per commit")
     if live and ratio(live):
         label = f"1,000 live queries after a 10-record commit, {short_size(live['size'])} records, vs re-run + diff"
-        lines.append(Headline(label, [ratio(live)], readme=True))
+        lines.append(Headline(label, [ratio(live)], readme="1,000 live queries vs re-run + diff"))
     return lines
 
 
@@ -999,11 +1004,11 @@ def readme_block(results, report):
     goals = all_goals(results)
     met = sum(1 for g in goals if g.status == "met")
     missed = sum(1 for g in goals if g.status == "missed")
-    parts = [f"{h.label}: {h.text}" for h in headline(results) if h.readme]
+    parts = [f"{h.readme} {h.text}" for h in headline(results) if h.readme]
     return (
-        f"Latest benchmark ({meta.get('mode', '?')} run, commit `{meta.get('commit', '?')}`, ratios of peer "
-        f"to LiveLog time): " + "; ".join(parts) + f". Goals: {met} met, {missed} missed, "
-        f"{len(goals) - met - missed} not measured or without a threshold. Details in [{report}]({report})."
+        f"Latest benchmark ({meta.get('mode', '?')} run, commit `{meta.get('commit', '?')}`; peer time / "
+        f"LiveLog time): " + ", ".join(parts) + f". Goals: {met} met, {missed} missed, "
+        f"{len(goals) - met - missed} not measured or without a threshold ([{report}]({report}))."
     )
 
 
