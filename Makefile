@@ -5,8 +5,10 @@
 SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 BENCH_JSON ?= $(CURDIR)/Docs/benchmarks/results.json
+BENCH_QUICK_JSON ?= $(CURDIR)/Docs/benchmarks/results-quick.json
+PYTHON ?= python3
 
-.PHONY: all build test demo bench bench-quick docs format lint deps deps-bench clean
+.PHONY: all build test demo bench bench-quick bench-report docs format lint deps deps-bench deps-report clean
 
 all: build
 
@@ -15,6 +17,11 @@ deps:
 
 deps-bench: deps
 	@scripts/ensure-package.sh sqlite3 /usr/include/sqlite3.h libsqlite3-dev
+
+# Python 3 for the report generator; matplotlib for its charts (optional: without it the report
+# is written without charts and says so).
+deps-report:
+	@scripts/ensure-matplotlib.sh
 
 build: deps
 	$(SWIFT) build
@@ -33,13 +40,30 @@ demo: deps
 	$(SWIFT) build -c release --product livelog
 	@scripts/demo.sh "$$($(SWIFT) build -c release --show-bin-path)/livelog" "$(STORE)"
 
-bench: deps-bench
-	cd Benchmarks && $(SWIFT) build -c release
-	cd Benchmarks && "$$($(SWIFT) build -c release --show-bin-path)/livelog-bench" --json "$(BENCH_JSON)"
+# `make bench` (10k, 100k and 1M records) and `make bench-quick` (10k, about two minutes) run every
+# scenario and regenerate Docs/Benchmarks.md, its charts and README's headline from the JSON they
+# keep in Docs/benchmarks/. The run records which commit and compiler produced its figures. When a
+# scenario fails the report is still regenerated from what was measured, and make then fails.
+BENCH_ENV = LIVELOG_COMMIT="$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+	LIVELOG_TOOLCHAIN="$$($(SWIFT) --version 2>&1 | head -n 1)"
+# Run from Benchmarks/, whose release build it is.
+BENCH_BIN = "$$($(SWIFT) build -c release --show-bin-path)/livelog-bench"
 
-bench-quick: deps-bench
+bench: deps-bench deps-report
 	cd Benchmarks && $(SWIFT) build -c release
-	cd Benchmarks && "$$($(SWIFT) build -c release --show-bin-path)/livelog-bench" --quick --json "$(CURDIR)/.build/bench-quick.json"
+	@mkdir -p "$(dir $(BENCH_JSON))"
+	cd Benchmarks && $(BENCH_ENV) $(BENCH_BIN) --json "$(BENCH_JSON)"; status=$$?; \
+	  cd "$(CURDIR)" && $(PYTHON) scripts/bench-report.py "$(BENCH_JSON)" && exit $$status
+
+bench-quick: deps-bench deps-report
+	cd Benchmarks && $(SWIFT) build -c release
+	@mkdir -p "$(dir $(BENCH_QUICK_JSON))"
+	cd Benchmarks && $(BENCH_ENV) $(BENCH_BIN) --quick --json "$(BENCH_QUICK_JSON)"; status=$$?; \
+	  cd "$(CURDIR)" && $(PYTHON) scripts/bench-report.py "$(BENCH_QUICK_JSON)" && exit $$status
+
+# Regenerates the report from the full run's JSON, or the quick run's when there is no full run.
+bench-report: deps-report
+	$(PYTHON) scripts/bench-report.py
 
 docs: deps
 	@scripts/build-docs.sh

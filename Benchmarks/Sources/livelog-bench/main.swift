@@ -95,7 +95,14 @@ for scenario in scenarios where selected.isEmpty || selected.contains(scenario.n
   }
 }
 
-let metadata: [String: String] = [
+/// The processor's model name on Linux (absent elsewhere): cores alone do not say how fast they are.
+func processorModel() -> String? {
+  guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return nil }
+  let line = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+  return line?.split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces)
+}
+
+var metadata: [String: String] = [
   "date": ISO8601DateFormatter().string(from: Date()),
   "host": ProcessInfo.processInfo.hostName,
   "cores": String(ProcessInfo.processInfo.activeProcessorCount),
@@ -105,6 +112,7 @@ let metadata: [String: String] = [
   "commit": ProcessInfo.processInfo.environment["LIVELOG_COMMIT"] ?? "unknown",
   "toolchain": ProcessInfo.processInfo.environment["LIVELOG_TOOLCHAIN"] ?? "unknown",
 ]
+metadata["cpu"] = processorModel()
 do {
   try report.write(to: jsonPath, metadata: metadata)
   print("\nresults written to \(jsonPath)")

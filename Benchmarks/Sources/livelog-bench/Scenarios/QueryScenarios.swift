@@ -4,27 +4,37 @@ import LiveLog
 extension Scenario {
   /// The seed's query and its neighbours over generated repositories, beside SQLite on the same
   /// rows: a `LIKE '%term%'` scan and an FTS5 `trigram` index. Also indexed ingest throughput,
-  /// bytes per record and the time to open a full store.
+  /// bytes per record and the time to open a full store. The same cases then run on the 23,291
+  /// real records of `repos-2022.csv`, so that the generated data are not the only evidence.
   static let query = Scenario(
     name: "query",
     summary:
-      "CONTAINS[c] ± language at three selectivities, BEGINSWITH, range, top-k; vs SQLite LIKE and FTS5"
+      "CONTAINS[c] ± language at three selectivities, BEGINSWITH, range, top-k; vs SQLite LIKE and FTS5;"
+      + " generated data, then the real repos-2022.csv"
   ) { context in
     let generator = try RepositoryGenerator()
     for size in context.sizes {
-      try QueryBenchmark(context: context, generator: generator, size: size).run()
+      try QueryBenchmark(context: context, repositories: generator.generate(count: size, seed: 42)).run()
     }
+    try QueryBenchmark(context: context, repositories: generator.base, dataset: "repos-2022").run()
   }
 }
 
-/// One data size of the query scenario.
+/// One data set of the query scenario.
 private struct QueryBenchmark {
   let context: BenchmarkContext
-  let generator: RepositoryGenerator
-  let size: Int
+  let repositories: [Repository]
+  /// Names a data set other than the generated one; it prefixes every case name.
+  var dataset: String? = nil
+
+  var size: Int { repositories.count }
+
+  /// A case name, prefixed with the data set's when it is not the generated one.
+  func caseName(_ name: String) -> String {
+    dataset.map { "\($0): \(name)" } ?? name
+  }
 
   func run() throws {
-    let repositories = generator.generate(count: size, seed: 42)
     let batch = 10_000
     let storeDirectory = try context.freshDirectory("query-livelog-\(size)")
     let sqlitePath = try context.freshDirectory("query-sqlite-\(size)").appendingPathComponent("repos.db")
@@ -55,7 +65,7 @@ private struct QueryBenchmark {
     let perBatch = Double(min(batch, size))
     context.report.add(
       Comparison(
-        scenario: "query", name: "indexed ingest, batch \(batch), no-sync", size: size,
+        scenario: "query", name: caseName("indexed ingest, batch \(batch), no-sync"), size: size,
         ours: Figure(engine: "LiveLog", stats: Statistics(ourTimes), itemsPerOperation: perBatch),
         peer: Figure(
           engine: "SQLite + FTS5 trigram", stats: Statistics(peerTimes), itemsPerOperation: perBatch),
@@ -94,12 +104,12 @@ private struct QueryBenchmark {
         }
         context.report.add(
           Comparison(
-            scenario: "query", name: name + " vs LIKE", size: size,
+            scenario: "query", name: caseName(name + " vs LIKE"), size: size,
             ours: Figure(engine: "LiveLog", stats: ours, itemsPerOperation: 1),
             peer: Figure(engine: "SQLite LIKE scan", stats: likeStats, itemsPerOperation: 1), notes: notes))
         context.report.add(
           Comparison(
-            scenario: "query", name: name + " vs FTS5", size: size,
+            scenario: "query", name: caseName(name + " vs FTS5"), size: size,
             ours: Figure(engine: "LiveLog", stats: ours, itemsPerOperation: 1),
             peer: Figure(engine: "SQLite FTS5 trigram", stats: ftsStats, itemsPerOperation: 1), notes: notes))
       }
@@ -131,7 +141,7 @@ private struct QueryBenchmark {
     }
     context.report.add(
       Comparison(
-        scenario: "query", name: "open store and read its version", size: size,
+        scenario: "query", name: caseName("open store and read its version"), size: size,
         ours: Figure(engine: "LiveLog", stats: fullOpen, itemsPerOperation: 1),
         peer: Figure(engine: "LiveLog, empty store", stats: emptyOpen, itemsPerOperation: 1)))
   }
@@ -151,7 +161,7 @@ private struct QueryBenchmark {
     }
     context.report.add(
       Comparison(
-        scenario: "query", name: name, size: size,
+        scenario: "query", name: caseName(name), size: size,
         ours: Figure(engine: "LiveLog", stats: ourStats, itemsPerOperation: 1),
         peer: Figure(engine: peer, stats: peerStats, itemsPerOperation: 1),
         notes: ["rows": Double(ours.count)]))
