@@ -26,7 +26,8 @@ let package = Package(
     .target(name: "Changesets", swiftSettings: strictSettings),
     .target(name: "LiveLog", dependencies: ["LMDB", "Changesets"], swiftSettings: strictSettings),
     .target(name: "GitHubSearch", dependencies: ["LiveLog"], swiftSettings: strictSettings),
-    .executableTarget(name: "livelog", dependencies: ["LiveLog", "Changesets"], swiftSettings: strictSettings),
+    .executableTarget(
+      name: "livelog", dependencies: ["LiveLog", "Changesets", "GitHubSearch"], swiftSettings: strictSettings),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strictSettings),
     .testTarget(name: "ChangesetsTests", dependencies: ["Changesets"], swiftSettings: strictSettings),
     .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),
