@@ -33,6 +33,9 @@ let package = Package(
     .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),
     .testTarget(
       name: "GitHubSearchTests", dependencies: ["GitHubSearch", "LiveLog"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "SearchAppTests", dependencies: ["livelog", "GitHubSearch", "LiveLog", "Changesets"],
+      swiftSettings: strictSettings),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -60,7 +60,6 @@ let searchCommand = Command(
       throw UsageError(message: "\(TerminalError.notATerminal)")
     }
     let client = try searchClient(offline: offline, latency: latency ?? 0, baseURL: baseURL)
-    let store = try context.openStore()
 
     if once {
       guard let term else { throw UsageError(message: "--once needs --term") }
@@ -71,12 +70,14 @@ let searchCommand = Command(
         throw UsageError(
           message: "the term must have at least \(SearchQuery.minimumTermLength) characters besides spaces")
       }
+      let store = try context.openStore()
       let search = SearchOnce(
         store: store, client: client, query: query, maxPages: pages, format: format ?? "text",
         withIDs: withIDs)
       return try search.run(output: context.output)
     }
 
+    let store = try context.openStore()
     let languages = selectorLanguages(languageName)
     let session = SearchSession(
       term: TextWidth.sanitized(term ?? ""), languages: languages,
