@@ -11,7 +11,7 @@ let searchCommand = Command(
   summary: "search GitHub as you type, with the store as an offline cache (full-screen)",
   help: """
     usage: livelog search [--term TEXT] [--language NAME] [--offline DIR [--latency MS]]
-                          [--base-url URL] [--per-page N] [--pages N]
+                          [--base-url URL] [--per-page N] [--pages N] [--highlight MS]
            livelog search --once --term TEXT [--language NAME] [--format text|json] [--ids] ...
 
     A full-screen search of GitHub's repositories. What the store already holds shows at once;
@@ -32,6 +32,7 @@ let searchCommand = Command(
                         GITHUB_TOKEN, if set, is sent as the token
       --per-page N      results per page, 1 to 100 (default 30)
       --pages N         pages to fetch per search, 1 to 10 (default 1)
+      --highlight MS    how long new and changed rows stay highlighted (default 1000)
 
     Scripting (--once): print the local results, fetch, upsert, print the changeset the fetch
     produced, exit. The lines are those of `livelog watch` (initial, then update; json: one object
@@ -49,6 +50,7 @@ let searchCommand = Command(
     let pages = try arguments.integer("--pages", in: 1...10) ?? 1
     let format = try arguments.choice("--format", ["text", "json"])
     let withIDs = arguments.flag("--ids")
+    let highlight = try arguments.integer("--highlight", in: 0...60_000) ?? 1000
     try arguments.finish()
     if !once, format != nil || withIDs {
       throw UsageError(message: "--format and --ids go with --once")
@@ -84,7 +86,8 @@ let searchCommand = Command(
       languageIndex: languages.firstIndex(of: SearchLanguage(name: languageName ?? "Swift")) ?? 0,
       perPage: perPage ?? SearchQuery.defaultPerPage,
       title: "store \(context.storePath) · "
-        + (offline.map { "offline: \($0)" } ?? client.configuration.baseURL.absoluteString))
+        + (offline.map { "offline: \($0)" } ?? client.configuration.baseURL.absoluteString),
+      highlightDuration: .milliseconds(highlight))
     let outcome = blockingWait(placeholder: Result<Void, TerminalError>.success(())) {
       do throws(TerminalError) {
         let app = SearchApp(

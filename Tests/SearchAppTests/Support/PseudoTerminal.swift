@@ -108,7 +108,7 @@ final class PseudoTerminal {
 
   /// Reads until `condition` holds for the screen, or `timeout` passes; returns whether it held.
   @discardableResult
-  func wait(timeout: TimeInterval = 5, until condition: (VirtualScreen) -> Bool) -> Bool {
+  func wait(timeout: TimeInterval = 10, until condition: (VirtualScreen) -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
       if condition(screen) { return true }
