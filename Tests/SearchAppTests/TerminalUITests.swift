@@ -68,7 +68,10 @@ import Testing
     #expect(
       (0..<localNames.count).allSatisfy { !screen.attributes(line: Self.tableTop + $0, column: 0).reverse })
 
-    #expect(terminal.wait { $0.text(Self.statusLine).contains("GitHub: 30 of 77") }, "\(screen.dump)")
+    #expect(
+      terminal.wait {
+        $0.text(Self.statusLine).contains("GitHub: 30 of 77 matches — 20 new, 0 updated, 10 unchanged")
+      }, "\(screen.dump)")
     #expect(terminal.wait { Self.tableNames($0).count == 28 })
     let names = Self.tableNames(screen)
     for (row, name) in names.enumerated() {
@@ -92,10 +95,11 @@ import Testing
 
     // Searching again: a 304, then the 2019 answer (stars grew, new repositories, a rename).
     terminal.type("\u{12}")
-    #expect(terminal.wait { $0.text(Self.statusLine).contains("has not changed since the last search") })
+    #expect(terminal.wait { $0.text(Self.statusLine).contains("GitHub: no change since the last search") })
     screen.resetCounters()
     terminal.type("\u{12}")
-    #expect(terminal.wait { $0.text(Self.statusLine).contains("GitHub: 30 of 1,677") }, "\(screen.dump)")
+    #expect(
+      terminal.wait { $0.text(Self.statusLine).contains("GitHub: 30 of 1,677 matches") }, "\(screen.dump)")
     #expect(terminal.wait { $0.text(Self.statusLine).hasPrefix("43 results") })
     let rows = 0..<(Self.statusLine - Self.tableTop)
     #expect(rows.contains { Self.isHighlighted(screen, row: $0, color: Self.green) }, "inserted rows")

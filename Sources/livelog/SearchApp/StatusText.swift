@@ -39,7 +39,7 @@ enum StatusText {
       parts.append(StyledSpan(" -\(change.removed)", TextStyle(foreground: .red)))
     }
     parts.append(StyledSpan(" · "))
-    parts.append(network(session.network))
+    parts.append(network(session.network, current: session.query))
     return StyledLine(parts)
   }
 
@@ -71,7 +71,10 @@ enum StatusText {
     return "⚠ \(kind) — \(error.message(in: timeZone))"
   }
 
-  private static func network(_ state: NetworkState) -> StyledSpan {
+  /// The network's state; the query is named only when it is not the one on the screen (an
+  /// older search's answer that arrived after the term changed).
+  private static func network(_ state: NetworkState, current: SearchQuery) -> StyledSpan {
+    func named(_ query: SearchQuery) -> String { query == current ? "" : " for \(query)" }
     switch state {
     case .idle:
       return StyledSpan("GitHub: idle", .dim)
@@ -80,14 +83,14 @@ enum StatusText {
     case .searching(let query):
       return StyledSpan("searching GitHub for \(query)…", TextStyle(foreground: .cyan))
     case .fetched(let query, let repositories, let totalCount, let summary):
-      let total = totalCount.map { " of \(grouped($0))" } ?? ""
+      let total = totalCount.map { " of \(grouped($0)) matches" } ?? ""
       return StyledSpan(
-        "GitHub: \(repositories)\(total) for \(query) — \(summary.inserted) new, \(summary.updated) updated, "
+        "GitHub: \(repositories)\(total)\(named(query)) — \(summary.inserted) new, \(summary.updated) updated, "
           + "\(summary.unchanged) unchanged")
     case .notModified(let query):
-      return StyledSpan("GitHub: \(query) has not changed since the last search")
+      return StyledSpan("GitHub: no change since the last search\(named(query))")
     case .failed(let query, _):
-      return StyledSpan("GitHub: the search for \(query) failed", TextStyle(foreground: .red))
+      return StyledSpan("GitHub: the search\(named(query)) failed", TextStyle(foreground: .red))
     }
   }
 }

@@ -53,7 +53,7 @@ struct TablePatch: Hashable, Sendable {
         }
       }
     }
-    // A result that shrank below the window: show its end. (The lines that changes because of
+    // A result that shrank below the window: show its end. (The lines that change because of
     // this are found by comparison like any others.)
     let clamped = max(0, min(offset, newCount - height))
     self.operations = clamped == offset ? operations : []
