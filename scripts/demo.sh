@@ -1,7 +1,8 @@
 #!/bin/sh
 # usage: demo.sh LIVELOG STORE
 # The main job on real GitHub data shipped in Tests/Fixtures/github: ingest, idempotent re-ingest,
-# a real change stream, the log and the store's figures.
+# a real change stream, the log and the store's figures, and the search app's scripting mode on
+# the recorded GitHub answers.
 set -eu
 livelog=$1
 store=$2
@@ -31,3 +32,16 @@ ll log --from $((version - 2))
 
 step "The store"
 ll stats
+
+step "The search app's scripting mode, offline: GitHub's (recorded) answer for tetris in Assembly"
+echo "(into an empty cache: the initial result, then the changeset the fetch's upserts produced)"
+search_store="$store-search"
+rm -rf "$search_store"
+"$livelog" --store "$search_store" search --once --term tetris --language Assembly \
+  --offline recorded --format json
+
+step "The same search again: the answer upserts identical repositories, so the changeset is empty"
+"$livelog" --store "$search_store" search --once --term tetris --language Assembly \
+  --offline recorded --format json
+echo
+echo "The full-screen app: $livelog --store $search_store search --offline $data/recorded --latency 300"

@@ -21,7 +21,8 @@ let searchCommand = Command(
 
     Keys: type a term (3 characters or more); Tab / Shift-Tab switch the language (Swift,
     Objective-C, any, and --language's); arrows, PgUp, PgDn, Home, End scroll; Ctrl-R searches
-    again; Ctrl-U clears the term; Ctrl-L redraws; Esc, Ctrl-C or Ctrl-D quit.
+    again; Ctrl-U clears the term, Ctrl-W its last word; Ctrl-L redraws; Esc, Ctrl-C or Ctrl-D
+    quit.
 
       --term TEXT       start with this term
       --language NAME   the language selected at start (default Swift; with --once, any)
