@@ -22,4 +22,10 @@ import Testing
   @Test func controlCharactersAreReplaced() {
     #expect(TextWidth.sanitized("evil\u{1B}[2J\nname\u{9B}") == "evil [2J name ")
   }
+
+  /// Nothing drawn can carry an escape: not an error message, not a store path.
+  @Test func styledTextIsSanitizedToo() {
+    let line = StyledLine([StyledSpan("rate limit \u{1B}]0;owned\u{07}", .error)])
+    #expect(!line.text.unicodeScalars.contains { $0.value < 0x20 })
+  }
 }

@@ -81,7 +81,7 @@ final class SearchApp {
         take(event)
       case .tick:
         tick = nil
-        _ = session.expireHighlights(now: clock.now)
+        session.expireHighlights(now: clock.now)
       }
       draw()
     }

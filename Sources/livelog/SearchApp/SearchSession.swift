@@ -145,7 +145,7 @@ struct SearchSession: Sendable {
     let patch = TablePatch(changeset: changeset, offset: offset, height: tableHeight, newCount: newRows.count)
     rows = newRows
     offset = patch.offset
-    let window = offset..<min(offset + tableHeight, newRows.count)
+    let window = offset..<max(offset, min(offset + tableHeight, newRows.count))
     let until = now.advanced(by: highlightDuration)
     let movedTo = Set(changeset.moves.map(\.to))
     // Only rows in the window are read: an update can insert thousands of rows.
@@ -164,6 +164,7 @@ struct SearchSession: Sendable {
   }
 
   /// Forgets highlights that are over; returns whether any was.
+  @discardableResult
   mutating func expireHighlights(now: ContinuousClock.Instant) -> Bool {
     let before = highlights.count
     highlights = highlights.filter { $0.value.until > now }
@@ -195,7 +196,7 @@ struct SearchSession: Sendable {
     let columns = layout.columns
     lines[ScreenLayout.headerLine] = RowFormat.header(columns)
     if let rows {
-      for (line, position) in zip(layout.tableLines, offset..<rows.count) {
+      for (line, position) in zip(layout.tableLines, min(offset, rows.count)..<rows.count) {
         let row = rows.row(at: position)
         let style = highlights[row.id].flatMap { $0.until > now ? $0.style : nil } ?? .plain
         lines[line] = RowFormat.line(row, columns, width: width, style: style)

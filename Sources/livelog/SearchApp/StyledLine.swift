@@ -43,8 +43,10 @@ struct StyledSpan: Hashable, Sendable {
   var text: String
   var style: TextStyle
 
+  /// Control characters in `text` become spaces: whatever reaches the screen (a store path, a
+  /// server's error message, a description) is text, never a command to the terminal.
   init(_ text: String, _ style: TextStyle = .plain) {
-    self.text = text
+    self.text = TextWidth.sanitized(text)
     self.style = style
   }
 }
