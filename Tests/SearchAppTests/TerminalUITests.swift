@@ -93,7 +93,8 @@ import Testing
         (0..<28).allSatisfy { !s.attributes(line: Self.tableTop + $0, column: 0).reverse }
       })
 
-    // Searching again: a 304, then the 2019 answer (stars grew, new repositories, a rename).
+    // Searching again: a 304 (so typing sent one request for tetris, or this would be the next
+    // recording), then the 2019 answer (stars grew, new repositories, a rename).
     terminal.type("\u{12}")
     #expect(terminal.wait { $0.text(Self.statusLine).contains("GitHub: no change since the last search") })
     screen.resetCounters()
