@@ -26,12 +26,16 @@ let package = Package(
     .target(name: "Changesets", swiftSettings: strictSettings),
     .target(name: "LiveLog", dependencies: ["LMDB", "Changesets"], swiftSettings: strictSettings),
     .target(name: "GitHubSearch", dependencies: ["LiveLog"], swiftSettings: strictSettings),
-    .executableTarget(name: "livelog", dependencies: ["LiveLog", "Changesets"], swiftSettings: strictSettings),
+    .executableTarget(
+      name: "livelog", dependencies: ["LiveLog", "Changesets", "GitHubSearch"], swiftSettings: strictSettings),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strictSettings),
     .testTarget(name: "ChangesetsTests", dependencies: ["Changesets"], swiftSettings: strictSettings),
     .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),
     .testTarget(
       name: "GitHubSearchTests", dependencies: ["GitHubSearch", "LiveLog"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "SearchAppTests", dependencies: ["livelog", "GitHubSearch", "LiveLog", "Changesets"],
+      swiftSettings: strictSettings),
   ],
   swiftLanguageModes: [.v6]
 )

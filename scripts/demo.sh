@@ -1,7 +1,8 @@
 #!/bin/sh
 # usage: demo.sh LIVELOG STORE
 # The main job on real GitHub data shipped in Tests/Fixtures/github: ingest, queries from the
-# indexes, a live subscription receiving changesets from another process, history, verification.
+# indexes, a live subscription receiving changesets from another process, history, verification,
+# and the search app's scripting mode on recorded GitHub answers.
 set -eu
 livelog=$1
 store=$2
@@ -54,3 +55,16 @@ ll verify
 
 step "The store"
 ll stats
+
+step "The search app's scripting mode, offline: GitHub's (recorded) answer for tetris in Assembly"
+echo "(into an empty cache: the initial result, then the changeset the fetch's upserts produced)"
+search_store="$store-search"
+rm -rf "$search_store"
+"$livelog" --store "$search_store" search --once --term tetris --language Assembly \
+  --offline recorded --format json
+
+step "The same search again: the answer upserts identical repositories, so the changeset is empty"
+"$livelog" --store "$search_store" search --once --term tetris --language Assembly \
+  --offline recorded --format json
+echo
+echo "The full-screen app: $livelog --store $search_store search --offline $data/recorded --latency 300"

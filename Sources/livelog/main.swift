@@ -10,6 +10,7 @@ let commands: [Command] = [
   queryCommand,
   explainCommand,
   watchCommand,
+  searchCommand,
   diffCommand,
   logCommand,
   replayCommand,

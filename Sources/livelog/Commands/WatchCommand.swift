@@ -66,7 +66,8 @@ let watchCommand = Command(
   }
 )
 
-private func printChange(_ change: ResultsChange, format: String, withIDs: Bool, to output: Output) throws {
+/// Prints one delivery of a live query as `watch` does (also used by `search --once`).
+func printChange(_ change: ResultsChange, format: String, withIDs: Bool, to output: Output) throws {
   let results = change.results
   let ids = withIDs ? try results.ids() : nil
   switch (change, format) {
