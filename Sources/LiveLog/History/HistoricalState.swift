@@ -52,27 +52,6 @@ struct HistoricalState: Sendable {
 }
 
 extension EventLog {
-  /// Calls `body` with the header of each event from `first` through `last`, checked.
-  func forEachHeader(
-    from first: UInt64, through last: UInt64, _ txn: some ReadableTransaction,
-    _ body: (EventHeader) throws -> Void
-  ) throws {
-    guard first <= last else { return }
-    try txn.withCursor(database) { cursor in
-      var expected = first
-      var entry = try cursor.seek(atLeast: first)
-      while let current = entry, expected <= last {
-        guard current.integerKey == expected else {
-          throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log")
-        }
-        try body(try EventCodec.header(current.value, lsn: expected))
-        expected += 1
-        entry = try cursor.next()
-      }
-      if expected <= last { throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log") }
-    }
-  }
-
   /// The record of the upsert event at `lsn`, pointing into the map.
   func record(at lsn: UInt64, _ txn: some ReadableTransaction) throws -> UnsafeRawBufferPointer {
     guard let bytes = try txn.get(database, lsn) else {

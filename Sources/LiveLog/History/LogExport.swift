@@ -132,6 +132,7 @@ extension Store {
       try log.forEachRaw(from: max(first, 1), through: last, txn) { lsn, bytes in
         let event = try EventCodec.decode(bytes, lsn: lsn)
         try write(LogExport.line(event, checksum: LogExport.storedChecksum(bytes)))
+        return true
       }
     }
   }

@@ -22,24 +22,19 @@ struct Replayer {
       // About `eventsPerTransaction` events, ending at a commit end: a commit split across two
       // transactions would lay its index blocks out differently from the original write.
       var batch: [(lsn: UInt64, bytes: [UInt8])] = []
-      do {
-        try snapshot.read { txn in
-          try source.log.forEachRaw(from: next, through: last, txn) { lsn, bytes in
-            batch.append((lsn, Array(bytes)))
-            let header = try EventCodec.header(bytes, lsn: lsn)
-            if header.endsCommit && batch.count >= Self.eventsPerTransaction { throw BatchFull() }
-          }
+      try snapshot.read { txn in
+        try source.log.forEachRaw(from: next, through: last, txn) { lsn, bytes in
+          batch.append((lsn, Array(bytes)))
+          let header = try EventCodec.header(bytes, lsn: lsn)
+          return !(header.endsCommit && batch.count >= Self.eventsPerTransaction)
         }
-      } catch is BatchFull {}
+      }
       guard let end = batch.last?.lsn else { break }
       try EventApplier(target: target).apply(batch)
       next = end + 1
       progress(end)
     }
   }
-
-  /// Stops reading the log at a commit end once a batch is large enough.
-  private struct BatchFull: Error {}
 }
 
 /// Appends events, as bytes of the log's own format, to a store and materializes them: the
@@ -147,29 +142,6 @@ struct EventHeaderCopy {
       } catch {
         throw StoreError.corruptEvent(lsn: lsn, reason: "\(error)")
       }
-    }
-  }
-}
-
-extension EventLog {
-  /// Calls `body` with each event's raw bytes from `first` through `last`, checking contiguity.
-  func forEachRaw(
-    from first: UInt64, through last: UInt64, _ txn: some ReadableTransaction,
-    _ body: (UInt64, UnsafeRawBufferPointer) throws -> Void
-  ) throws {
-    guard first <= last else { return }
-    try txn.withCursor(database) { cursor in
-      var expected = first
-      var entry = try cursor.seek(atLeast: first)
-      while let current = entry, expected <= last {
-        guard current.integerKey == expected else {
-          throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log")
-        }
-        try body(expected, current.value)
-        expected += 1
-        entry = try cursor.next()
-      }
-      if expected <= last { throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log") }
     }
   }
 }

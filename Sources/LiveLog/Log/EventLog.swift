@@ -17,11 +17,12 @@ struct EventLog: Sendable {
     try txn.put(database, lsn, bytes, flags: .append)
   }
 
-  /// Calls `body` with each event from `first` through `last` in order, until it returns false.
-  /// Checks every event's checksum and that the LSNs are contiguous.
-  func forEach(
+  /// Calls `body` with each event's raw bytes from `first` through `last`, in order, until it
+  /// returns false; checks that LSNs are contiguous and that none is missing. Every other reader of
+  /// the log is built on this one.
+  func forEachRaw(
     from first: UInt64, through last: UInt64, _ txn: some ReadableTransaction,
-    _ body: (Event) throws -> Bool
+    _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool
   ) throws {
     guard first <= last else { return }
     try txn.withCursor(database) { cursor in
@@ -35,10 +36,32 @@ struct EventLog: Sendable {
           throw StoreError.corruptEvent(
             lsn: expected, reason: "missing: the log jumps from \(expected - 1) to \(lsn)")
         }
-        guard try body(try EventCodec.decode(current.value, lsn: lsn)) else { return }
+        guard try body(lsn, current.value) else { return }
         expected += 1
         entry = try cursor.next()
       }
+      if expected <= last { throw StoreError.corruptEvent(lsn: expected, reason: "missing from the log") }
+    }
+  }
+
+  /// Calls `body` with each decoded, checked event from `first` through `last`, until it returns
+  /// false.
+  func forEach(
+    from first: UInt64, through last: UInt64, _ txn: some ReadableTransaction, _ body: (Event) throws -> Bool
+  ) throws {
+    try forEachRaw(from: first, through: last, txn) { lsn, bytes in
+      try body(try EventCodec.decode(bytes, lsn: lsn))
+    }
+  }
+
+  /// Calls `body` with the checked header of each event from `first` through `last`.
+  func forEachHeader(
+    from first: UInt64, through last: UInt64, _ txn: some ReadableTransaction,
+    _ body: (EventHeader) throws -> Void
+  ) throws {
+    try forEachRaw(from: first, through: last, txn) { lsn, bytes in
+      try body(try EventCodec.header(bytes, lsn: lsn))
+      return true
     }
   }
 }
