@@ -50,7 +50,7 @@ struct EventApplier {
     for (lsn, bytes) in events {
       let header = try bytes.withUnsafeBytes { raw in
         let header = try EventCodec.header(raw, lsn: lsn)
-        return EventHeaderCopy(
+        return try EventHeaderCopy(
           header, payloadOffset: raw.count - EventCodec.checksumSize - header.payload.count)
       }
       decoded.append((header, bytes))
@@ -83,7 +83,7 @@ struct EventApplier {
     for (header, bytes) in events {
       let lsn = header.lsn
       func mismatch(_ reason: String) -> StoreError { .corruptEvent(lsn: lsn, reason: reason) }
-      let id = try header.id(in: bytes)
+      let id = header.id
       let stored = try materializer.row(of: id, txn)
       if let stored {
         guard stored.row == header.row, stored.lsn == header.previousLSN else {
@@ -115,6 +115,8 @@ struct EventApplier {
 /// The parts of an event header a replay keeps after the read transaction has ended.
 struct EventHeaderCopy {
   var lsn: UInt64
+  /// The id the event concerns.
+  var id: Int64
   var isUpsert: Bool
   var endsCommit: Bool
   var row: UInt64
@@ -122,27 +124,14 @@ struct EventHeaderCopy {
   /// Where the payload starts in the event's bytes.
   var payloadOffset: Int
 
-  init(_ header: EventHeader, payloadOffset: Int) {
+  init(_ header: EventHeader, payloadOffset: Int) throws {
+    id = try header.id()
     lsn = header.lsn
     isUpsert = header.isUpsert
     endsCommit = header.endsCommit
     row = header.row
     previousLSN = header.previousLSN
     self.payloadOffset = payloadOffset
-  }
-
-  func id(in bytes: [UInt8]) throws -> Int64 {
-    try bytes.withUnsafeBytes { raw in
-      let payload = UnsafeRawBufferPointer(
-        rebasing: raw[payloadOffset..<(raw.count - EventCodec.checksumSize)])
-      if isUpsert { return try RecordView(bytes: payload, row: Row(truncatingIfNeeded: row)).id() }
-      var reader = ByteReader(payload)
-      do {
-        return try reader.readSigned()
-      } catch {
-        throw StoreError.corruptEvent(lsn: lsn, reason: "\(error)")
-      }
-    }
   }
 }
 

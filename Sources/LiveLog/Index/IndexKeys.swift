@@ -150,19 +150,7 @@ struct IndexEntries: Equatable {
           OrderedEntry(field: UInt8(field.position), value: IndexKeys.orderedValue(value), row: 0))
       }
     }
-    trigrams = normalizedCodes(trigrams)
-  }
-
-  private func normalizedCodes(_ codes: [UInt32]) -> [UInt32] {
-    var codes = codes
-    codes.sort()
-    var write = 0
-    for read in codes.indices where read == 0 || codes[read] != codes[read - 1] {
-      codes[write] = codes[read]
-      write += 1
-    }
-    codes.removeLast(codes.count - write)
-    return codes
+    trigrams = RowSet.normalized(trigrams)
   }
 }
 

@@ -123,7 +123,7 @@ enum RowSet {
     return index < rows.count && rows[index] == value
   }
 
-  /// Sorts and removes duplicates.
+  /// Sorts and removes duplicates (of rows, or of trigram codes, which are `UInt32`s too).
   static func normalized(_ rows: [Row]) -> [Row] {
     var rows = rows
     rows.sort()

@@ -65,35 +65,18 @@ public struct RecordFile: Sendable {
   /// Calls `body` with each non-empty line parsed as a JSON object (for exports of the log).
   func forEachJSONLine(_ body: (JSONObject, SourceLocator) throws -> Void) throws {
     try bytes.withUnsafeBufferPointer { buffer in
-      var start = 0
-      var line = 1
-      while start < buffer.count {
-        var end = start
-        while end < buffer.count && buffer[end] != 0x0A { end += 1 }
-        let lineBytes = UnsafeBufferPointer(rebasing: buffer[start..<end])
-        let locator = SourceLocator(source: source, text: lineBytes, firstLine: line, item: nil)
-        if lineBytes.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) {
-          let value: JSONValue
-          do {
-            value = try JSONParser.parse(lineBytes)
-          } catch let error as JSONSyntaxError {
-            throw locator.error(at: error.offset, error.message)
-          }
-          guard case .object(let object) = value else {
-            throw locator.error(at: 0, "expected an event object, found \(value.typeDescription)")
-          }
-          try body(object, locator)
+      try forEachJSONValue(buffer) { value, locator, _ in
+        guard case .object(let object) = value else {
+          throw locator.error(at: 0, "expected an event object, found \(value.typeDescription)")
         }
-        start = end + 1
-        line += 1
+        try body(object, locator)
       }
     }
   }
 
-  // MARK: Formats
-
-  private func forEachLine(
-    _ buffer: UnsafeBufferPointer<UInt8>, _ body: (Mutation, Int) throws -> Void
+  /// Parses each non-empty line as one JSON value; `body` also gets the offset after the line.
+  private func forEachJSONValue(
+    _ buffer: UnsafeBufferPointer<UInt8>, _ body: (JSONValue, SourceLocator, Int) throws -> Void
   ) throws {
     var start = 0
     var line = 1
@@ -110,10 +93,20 @@ public struct RecordFile: Sendable {
         } catch {
           throw locator.error(at: error.offset, error.message)
         }
-        try body(try mutation(from: value, at: 0, locator: locator), end)
+        try body(value, locator, end)
       }
       start = end + 1
       line += 1
+    }
+  }
+
+  // MARK: Formats
+
+  private func forEachLine(
+    _ buffer: UnsafeBufferPointer<UInt8>, _ body: (Mutation, Int) throws -> Void
+  ) throws {
+    try forEachJSONValue(buffer) { value, locator, end in
+      try body(try mutation(from: value, at: 0, locator: locator), end)
     }
   }
 
