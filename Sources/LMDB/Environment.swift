@@ -127,6 +127,14 @@ public final class Environment: @unchecked Sendable {
           let commit = mdb_txn_commit(txn)
           if commit == MDB_MAP_FULL { state.hitMapFull = true }
           if state.hitMapFull { return nil }
+          if commit == EIO && isFileSystemFull {
+            // LMDB reports a short write as EIO; on a full disk that is what a commit meets
+            // when some but not all of its pages fit.
+            return .failure(
+              LMDBError(
+                code: ENOSPC, operation: "mdb_txn_commit",
+                message: "No space left on device (a short write of the commit's pages)"))
+          }
           if commit != MDB_SUCCESS { return .failure(LMDBError(code: commit, operation: "mdb_txn_commit")) }
           return .success(value)
         }
@@ -159,6 +167,13 @@ public final class Environment: @unchecked Sendable {
   /// Runs `body` under the shared side of the map lock, for `Snapshot`.
   func withMapAccess<R>(_ body: () throws -> R) rethrows -> R {
     try access.withShared(body)
+  }
+
+  /// Whether the file system holding the environment has less than 1 MiB left for this user.
+  private var isFileSystemFull: Bool {
+    var stats = statvfs()
+    guard statvfs(path, &stats) == 0 else { return false }
+    return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < 1 << 20
   }
 
   // MARK: Map size

@@ -29,7 +29,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       "\(path) holds a store of format \(found), written by a newer LiveLog; this build reads format "
         + "\(supported) and older. Nothing was changed; open it with a newer livelog"
     case .readOnly(let path):
-      "\(path) is open read-only: writes need write access to the store directory"
+      "\(path) is read-only (opened for reading, or its files are not writable by this user): "
+        + "writes need write access to the store directory and its files; nothing was written"
     case .corruptEvent(let lsn, let reason):
       "event \(lsn) of the log is corrupt: \(reason). Restore from a backup or an export"
     case .corruptState(let reason):

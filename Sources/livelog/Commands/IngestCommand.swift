@@ -111,7 +111,8 @@ let ingestCommand = Command(
             message +=
               "\nthe \(done.commits) earlier commit\(plural) of this ingest (LSN \(first)–\(last)) are kept; "
               + "the failed commit of \(mutations.count) mutations wrote nothing."
-          } else {
+          } else if !(error is StoreError) {
+            // A StoreError says itself that nothing of the commit was written.
             message += "\nnothing was written."
           }
           throw ExitStatus(status: 1, message: message)
