@@ -6,7 +6,7 @@ SWIFT ?= swift
 STORE ?= $(CURDIR)/.build/demo.store
 BENCH_JSON ?= $(CURDIR)/Docs/benchmarks/results.json
 
-.PHONY: all build test demo bench bench-quick docs format lint deps deps-bench clean
+.PHONY: all build test demo bench bench-quick docs format lint deps deps-bench clean crash fuzz sanitize
 
 all: build
 
@@ -40,6 +40,24 @@ bench: deps-bench
 bench-quick: deps-bench
 	cd Benchmarks && $(SWIFT) build -c release
 	cd Benchmarks && "$$($(SWIFT) build -c release --show-bin-path)/livelog-bench" --quick --json "$(CURDIR)/.build/bench-quick.json"
+
+# Reliability (Docs/Reliability.md): the long crash harness, the fuzzers, the sanitizers.
+CRASH_KILLS ?= 200
+FUZZ_SECONDS ?= 600
+
+crash: deps
+	$(SWIFT) build -c release --product livelog
+	scripts/crash-harness.sh --kills $(CRASH_KILLS) --livelog "$$($(SWIFT) build -c release --show-bin-path)/livelog"
+
+fuzz: deps
+	scripts/fuzz.sh query $(FUZZ_SECONDS)
+	scripts/fuzz.sh json $(FUZZ_SECONDS)
+	scripts/fuzz.sh event $(FUZZ_SECONDS)
+
+sanitize: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter ConcurrencyStressTests
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
+	  $(SWIFT) test --sanitize=address --scratch-path .build/asan --filter ConcurrencyStressTests
 
 docs: deps
 	@scripts/build-docs.sh

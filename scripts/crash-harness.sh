@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# usage: scripts/crash-harness.sh [--kills N] [--durability durable|no-sync|both] [--batch N]
-#                                 [--lines N] [--seed N] [--livelog PATH] [--work DIR] [--keep]
+# usage: scripts/crash-harness.sh [--kills N] [--durability durable|no-meta-sync|no-sync|both]
+#                                 [--batch N] [--lines N] [--seed N] [--livelog PATH] [--work DIR]
+#                                 [--keep]
 #
 # Kills a writing `livelog ingest` with SIGKILL at random moments, N times per durability mode,
 # together with a `livelog log --follow` reader stuck inside its read snapshot (its output is a
@@ -8,8 +9,8 @@
 #   - durable mode: every LSN the writer printed (`ingest --progress-lsn`, printed after the
 #     commit returned) is in the store: `stats` version >= the last printed LSN, and
 #     `log --from X --to X` prints event X;
-#   - no-sync mode: the same figures, counted as commits lost instead of failing (a process
-#     crash should lose nothing in any mode: only an OS crash or power loss can);
+#   - no-sync and no-meta-sync modes: the same figures, counted as commits lost instead of
+#     failing (a process crash should lose nothing in any mode: only an OS crash can);
 #   - every mode: `livelog verify` exits 0 (the log is contiguous, every checksum holds, and the
 #     state equals its replay) and no reader slot is left held: the open cleared the slots of
 #     the killed processes (`stats` stale_readers_cleared), and readers_active is at most 1 (a
@@ -36,12 +37,12 @@ while [ $# -gt 0 ]; do
     --livelog) livelog=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "crash-harness: unknown option $1" >&2; exit 2 ;;
   esac
 done
-case $modes in durable | no-sync) ;; both) modes="durable no-sync" ;; *)
-  echo "crash-harness: --durability takes durable, no-sync or both" >&2; exit 2 ;;
+case $modes in durable | no-sync | no-meta-sync) ;; both) modes="durable no-sync" ;; *)
+  echo "crash-harness: --durability takes durable, no-meta-sync, no-sync or both" >&2; exit 2 ;;
 esac
 for number in "$kills" "$batch" "$lines" "$seed"; do
   case $number in '' | *[!0-9]*) echo "crash-harness: '$number' is not a whole number" >&2; exit 2 ;; esac

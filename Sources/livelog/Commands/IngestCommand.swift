@@ -99,10 +99,11 @@ let ingestCommand = Command(
     for (index, file) in files.enumerated() {
       var fileSummary = CommitSummary()
       func commit(_ mutations: [Mutation]) throws {
-        let summary: CommitSummary
-        do {
-          summary = try store.write(mutations)
-        } catch {
+        switch Result(catching: { try store.write(mutations) }) {
+        case .success(let summary):
+          fileSummary.accumulate(summary)
+          if progressLSN, let last = summary.lastLSN { context.output.line("\(last)") }
+        case .failure(let error):
           var done = total
           done.accumulate(fileSummary)
           var message = "error: \(error)"
@@ -117,8 +118,6 @@ let ingestCommand = Command(
           }
           throw ExitStatus(status: 1, message: message)
         }
-        fileSummary.accumulate(summary)
-        if progressLSN, let last = summary.lastLSN { context.output.line("\(last)") }
       }
       if let mutations = kept[index], batchSize == nil {
         try commit(mutations.filter { !isSuperseded($0) })
