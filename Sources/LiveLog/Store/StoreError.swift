@@ -38,7 +38,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case .lsnOutOfRange(let requested, let version):
       "LSN \(requested) is outside the log, which ends at \(version)"
     case .mapLimitReached(let path, let maximum):
-      "the commit needs more than the maximum map size of \(maximum) bytes of \(path); nothing of it "
+      "the commit would grow the map of \(path) beyond its maximum of \(maximum) bytes; nothing of it "
         + "was written and the store is unchanged. Raise the maximum (StoreOptions.maximumMapSize, "
         + "livelog --max-map-size) or commit smaller batches"
     case .diskFull(let path, let reason):

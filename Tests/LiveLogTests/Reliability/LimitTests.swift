@@ -21,7 +21,7 @@ import Testing
     ])
     #expect(limited.status == 1, "\(limited.stderr)")
     #expect(!limited.signalled)
-    #expect(limited.stderr.contains("maximum map size of 2097152 bytes"), "\(limited.stderr)")
+    #expect(limited.stderr.contains("beyond its maximum of 2097152 bytes"), "\(limited.stderr)")
     #expect(limited.stderr.contains("wrote nothing"), "\(limited.stderr)")
     let acknowledged = Self.progress(limited.stdout)
     #expect(!acknowledged.isEmpty, "some batches fit under 2 MiB")
