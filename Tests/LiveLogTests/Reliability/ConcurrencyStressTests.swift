@@ -109,32 +109,36 @@ import Testing
     try store.write(pool.map(Mutation.upsert))
     let done = Flag()
     let problems = Problems()
+    // A bounded writer (200 commits of 40 events, paced) and verifications until it is done:
+    // the log stays under 8,300 events however slow the build (the sanitizers) makes replay.
+    let verifications = Problems()  // one entry per verification
     DispatchQueue.concurrentPerform(iterations: 2) { worker in
       if worker == 0 {
-        var round: Int64 = 0
-        while !done.isSet {
-          round += 1
+        defer { done.set() }
+        for round in 1...200 {
           let batch = pool.prefix(40).map { repository -> Mutation in
             var edited = repository
-            edited.stargazersCount = round
+            edited.stargazersCount = Int64(round)
             return .upsert(edited)
           }
           do { try store.write(batch) } catch { problems.add("write: \(error)") }
-          usleep(500)  // bounds the log's growth, and so the length of each verification
+          usleep(2_000)
         }
         return
       }
-      defer { done.set() }
-      for attempt in 0..<8 {
+      var attempt = 0
+      repeat {
+        attempt += 1
+        verifications.add("\(attempt)")
         do {
           let report = try store.verify()
           if let difference = report.difference { problems.add("verify \(attempt): \(difference)") }
         } catch {
           problems.add("verify \(attempt): \(error)")
         }
-      }
+      } while !done.isSet
     }
     #expect(problems.all.isEmpty, "\(problems.all.prefix(3))")
-    #expect(try store.version() > 300, "the writer never committed during the verifications")
+    #expect(verifications.all.count >= 2, "no verification overlapped the writer")
   }
 }
