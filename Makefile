@@ -8,7 +8,7 @@ BENCH_JSON ?= $(CURDIR)/Docs/benchmarks/results.json
 BENCH_QUICK_JSON ?= $(CURDIR)/Docs/benchmarks/results-quick.json
 PYTHON ?= python3
 
-.PHONY: all build test demo bench bench-quick bench-report docs format lint deps deps-bench deps-report clean
+.PHONY: all build test demo bench bench-quick bench-report docs format lint deps deps-bench deps-report clean crash fuzz sanitize
 
 all: build
 
@@ -64,6 +64,24 @@ bench-quick: deps-bench deps-report
 # Regenerates the report from the full run's JSON, or the quick run's when there is no full run.
 bench-report: deps-report
 	$(PYTHON) scripts/bench-report.py
+
+# Reliability (Docs/Reliability.md): the long crash harness, the fuzzers, the sanitizers.
+CRASH_KILLS ?= 200
+FUZZ_SECONDS ?= 600
+
+crash: deps
+	$(SWIFT) build -c release --product livelog
+	scripts/crash-harness.sh --kills $(CRASH_KILLS) --livelog "$$($(SWIFT) build -c release --show-bin-path)/livelog"
+
+fuzz: deps
+	scripts/fuzz.sh query $(FUZZ_SECONDS)
+	scripts/fuzz.sh json $(FUZZ_SECONDS)
+	scripts/fuzz.sh event $(FUZZ_SECONDS)
+
+sanitize: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter ConcurrencyStressTests
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
+	  $(SWIFT) test --sanitize=address --scratch-path .build/asan --filter ConcurrencyStressTests
 
 docs: deps
 	@scripts/build-docs.sh

@@ -24,10 +24,37 @@ public final class Environment: @unchecked Sendable {
   public let options: EnvironmentOptions
   private let access = AccessLock()
   private let writer = WriterLock()
+  /// Reader slots of dead processes that opening this environment cleared (`mdb_reader_check`).
+  public let staleReadersCleared: Int
+  /// Whether the environment was opened without LMDB's lock file (read-only, lock file not
+  /// writable); see `init(path:options:)` for what that risks.
+  public let isUnlocked: Bool
 
   /// Opens (and creates, unless read-only) the environment in the directory `path`, which must
   /// exist. Clears reader slots left behind by processes that died (`mdb_reader_check`).
+  ///
+  /// A read-only open of a directory whose lock file this process may not write (a store owned
+  /// by another user, a `chmod a-w` directory) opens without the lock file (`MDB_NOLOCK`), and
+  /// `isUnlocked` is true. **Risk:** such a reader takes no slot in the reader table, so a writer in
+  /// another process does not know of it and may reuse the pages it is reading: while a writer is
+  /// active, a read may see a torn state (checksummed events then fail their check; other reads
+  /// may return wrong data). Reading a store nobody writes, which is what a read-only directory is
+  /// for, is safe. On a read-only file system LMDB itself opens without locks, with the same risk.
   public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws {
+    do {
+      (handle, staleReadersCleared) = try Environment.open(path: path, options: options, withoutLock: false)
+      isUnlocked = false
+    } catch let error as LMDBError where options.readOnly && error.isAccessDenied {
+      (handle, staleReadersCleared) = try Environment.open(path: path, options: options, withoutLock: true)
+      isUnlocked = true
+    }
+    self.path = path
+    self.options = options
+  }
+
+  private static func open(path: String, options: EnvironmentOptions, withoutLock: Bool) throws -> (
+    OpaquePointer, Int
+  ) {
     var pointer: OpaquePointer?
     try check(mdb_env_create(&pointer), "mdb_env_create")
     guard let pointer else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
@@ -39,16 +66,15 @@ public final class Environment: @unchecked Sendable {
       try check(mdb_env_set_mapsize(pointer, size), "mdb_env_set_mapsize")
       var flags = UInt32(MDB_NOTLS) | options.durability.environmentFlags
       if options.readOnly { flags |= UInt32(MDB_RDONLY) }
+      if withoutLock { flags |= UInt32(MDB_NOLOCK) }
       try check(mdb_env_open(pointer, path, flags, mode_t(options.fileMode)), "mdb_env_open(\(path))")
       var dead: Int32 = 0
       try check(mdb_reader_check(pointer, &dead), "mdb_reader_check")
+      return (pointer, Int(dead))
     } catch {
       mdb_env_close(pointer)
       throw error
     }
-    self.handle = pointer
-    self.path = path
-    self.options = options
   }
 
   deinit {
@@ -101,6 +127,14 @@ public final class Environment: @unchecked Sendable {
           let commit = mdb_txn_commit(txn)
           if commit == MDB_MAP_FULL { state.hitMapFull = true }
           if state.hitMapFull { return nil }
+          if commit == EIO && isFileSystemFull {
+            // LMDB reports a short write as EIO; on a full disk that is what a commit meets
+            // when some but not all of its pages fit.
+            return .failure(
+              LMDBError(
+                code: ENOSPC, operation: "mdb_txn_commit",
+                message: "No space left on device (a short write of the commit's pages)"))
+          }
           if commit != MDB_SUCCESS { return .failure(LMDBError(code: commit, operation: "mdb_txn_commit")) }
           return .success(value)
         }
@@ -133,6 +167,13 @@ public final class Environment: @unchecked Sendable {
   /// Runs `body` under the shared side of the map lock, for `Snapshot`.
   func withMapAccess<R>(_ body: () throws -> R) rethrows -> R {
     try access.withShared(body)
+  }
+
+  /// Whether the file system holding the environment has less than 1 MiB left for this user.
+  private var isFileSystemFull: Bool {
+    var stats = statvfs()
+    guard statvfs(path, &stats) == 0 else { return false }
+    return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < 1 << 20
   }
 
   // MARK: Map size
@@ -215,6 +256,28 @@ public final class Environment: @unchecked Sendable {
   /// Flushes data to the disk; after a `noSync` or `noMetaSync` load this makes it durable.
   public func sync() throws {
     try check(mdb_env_sync(handle, 1), "mdb_env_sync")
+  }
+
+  /// Reader slots held now, by this and other processes (`mdb_reader_list`): each is an open read
+  /// transaction or snapshot, or a slot of a process that died holding one and that the next
+  /// `mdb_reader_check` will clear.
+  public func activeReaders() -> Int {
+    var count = 0
+    _ = withUnsafeMutablePointer(to: &count) { counter in
+      mdb_reader_list(
+        handle,
+        { message, context in
+          // One line per slot in use, "PID THREAD TXNID", after a header line.
+          guard let message, let context else { return 0 }
+          var index = 0
+          while message[index] == 0x20 { index += 1 }
+          if message[index] >= 0x30 && message[index] <= 0x39 {
+            context.assumingMemoryBound(to: Int.self).pointee += 1
+          }
+          return 0
+        }, counter)
+    }
+    return count
   }
 
   /// Clears reader slots left by processes that died; returns how many were cleared.

@@ -23,9 +23,13 @@ let commands: [Command] = [
 let toolHelp = """
   livelog — an event-sourced store of GitHub repositories with live queries
 
-  usage: livelog [--store DIR] <command> [options]
+  usage: livelog [--store DIR] [--max-map-size SIZE] <command> [options]
 
   The store is DIR, else $LIVELOG_STORE, else ./livelog.store.
+  --max-map-size SIZE caps the store's memory map, and so its data file (bytes, or with a K, M,
+  G or T suffix: 512M). A commit that would need more fails with exit status 1 and writes
+  nothing; the store stays usable, and a larger SIZE lets the commit through. Default: no cap
+  but the disk.
 
   commands:
   \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
@@ -37,6 +41,7 @@ let toolHelp = """
 func run() -> Int32 {
   var raw = Array(CommandLine.arguments.dropFirst())
   var storePath = ProcessInfo.processInfo.environment["LIVELOG_STORE"] ?? "livelog.store"
+  var maximumMapSize: Int?
   // Global options come before the command.
   while let first = raw.first, first.hasPrefix("-") {
     if first == "--help" || first == "-h" {
@@ -55,6 +60,24 @@ func run() -> Int32 {
     } else if first.hasPrefix("--store=") {
       storePath = String(first.dropFirst("--store=".count))
       raw.removeFirst()
+    } else if first == "--max-map-size" || first.hasPrefix("--max-map-size=") {
+      let text: String
+      if first == "--max-map-size" {
+        guard raw.count >= 2 else {
+          printError("error: --max-map-size needs a size (bytes, or 64M, 2G)\n\n\(toolHelp)")
+          return 2
+        }
+        text = raw[1]
+        raw.removeFirst(2)
+      } else {
+        text = String(first.dropFirst("--max-map-size=".count))
+        raw.removeFirst()
+      }
+      guard let size = byteCount(text), size >= 64 << 10 else {
+        printError("error: --max-map-size takes a size of at least 64K (bytes, or 64M, 2G), not '\(text)'")
+        return 2
+      }
+      maximumMapSize = size
     } else {
       printError("error: unknown option \(first)\n\n\(toolHelp)")
       return 2
@@ -76,7 +99,8 @@ func run() -> Int32 {
   let output = Output()
   defer { output.flush() }
   do {
-    return try command.run(&arguments, CommandContext(storePath: storePath, output: output))
+    return try command.run(
+      &arguments, CommandContext(storePath: storePath, maximumMapSize: maximumMapSize, output: output))
   } catch let error as UsageError {
     output.flush()
     printError("error: \(error.message)\n\n\(command.help)")
@@ -98,6 +122,19 @@ func run() -> Int32 {
     printError("error: \(error)")
     return 1
   }
+}
+
+/// A size in bytes, with an optional K, M, G or T suffix (powers of 1024): "512M" → 536870912.
+func byteCount(_ text: String) -> Int? {
+  let units: [Character: Int] = ["K": 10, "M": 20, "G": 30, "T": 40]
+  var digits = Substring(text)
+  var shift = 0
+  if let last = digits.last?.uppercased().first, let unit = units[last] {
+    shift = unit
+    digits = digits.dropLast()
+  }
+  guard let value = Int(digits), value >= 0, value <= Int.max >> shift else { return nil }
+  return value << shift
 }
 
 /// Ends a command with a given status and message, for outcomes that are not exceptions.

@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 
 /// Checks of a store's log and state, for `livelog verify` and `replay --verify`.
 public struct VerificationReport: Sendable {
@@ -17,8 +18,12 @@ extension Store {
   /// Reads every event, checking its checksum, that LSNs are contiguous and that each event's
   /// version link points back in the log. Returns the number of events.
   public func checkLog(progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> UInt64 {
-    let snapshot = try environment.makeSnapshot()
-    return try snapshot.read { txn in
+    try checkLog(in: environment.makeSnapshot(), progress: progress)
+  }
+
+  /// `checkLog` as of one snapshot of the store.
+  func checkLog(in snapshot: Snapshot, progress: (UInt64, UInt64) -> Void) throws -> UInt64 {
+    try snapshot.read { txn in
       let last = try log.lastLSN(txn)
       var count: UInt64 = 0
       try log.forEachHeader(from: 1, through: last, txn) { header in
@@ -32,19 +37,27 @@ extension Store {
 
   /// Rebuilds the state from the log in a scratch directory (`scratchParent`, by default the
   /// system's temporary directory) and compares it with the live state, entry by entry.
+  ///
+  /// Everything is as of one snapshot of the live store, taken first: the log is checked, replayed
+  /// and compared up to that snapshot's version, so commits that other threads or processes make
+  /// meanwhile are neither checked nor reported as differences.
   public func verify(
     scratchParent: String? = nil, progress: (String, UInt64, UInt64) -> Void = { _, _, _ in }
   ) throws -> VerificationReport {
-    let events = try checkLog { progress("checking the log", $0, $1) }
+    let live = try environment.makeSnapshot()
+    let version = try live.read { try log.lastLSN($0) }
+    let events = try checkLog(in: live) { progress("checking the log", $0, $1) }
     let parent = scratchParent.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
     let scratch = parent.appendingPathComponent("livelog-verify-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     var scratchOptions = StoreOptions()
     scratchOptions.durability = .noSync
-    let version = try self.version()
-    let rebuilt = try replay(into: scratch, options: scratchOptions) { progress("rebuilding", $0, version) }
+    let rebuilt = try replay(into: scratch, through: version, options: scratchOptions) {
+      progress("rebuilding", $0, version)
+    }
     return VerificationReport(
-      events: events, digest: try digest(), difference: try firstDifference(from: rebuilt))
+      events: events, digest: try live.read { try digest($0) },
+      difference: try firstDifference(from: rebuilt, live: live))
   }
 
   /// Rebuilds the store in `directory` from its log and swaps the rebuilt state in, for a store

@@ -82,30 +82,37 @@ public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
 extension Store {
   /// The digest of every database of the store, from one read snapshot.
   public func digest() throws -> StateDigest {
-    try environment.read { txn in
-      var databases: [String: StateDigest.DatabaseDigest] = [:]
-      for database in allDatabases {
-        var hasher = DigestHasher()
-        var entries = 0
-        try txn.withCursor(database) { cursor in
-          var entry = try cursor.first()
-          while let current = entry {
-            hasher.combine(current.key)
-            hasher.combine(current.value)
-            entries += 1
-            entry = try cursor.next()
-          }
+    try environment.read { try digest($0) }
+  }
+
+  /// The digest of every database as `txn` sees them.
+  func digest(_ txn: some ReadableTransaction) throws -> StateDigest {
+    var databases: [String: StateDigest.DatabaseDigest] = [:]
+    for database in allDatabases {
+      var hasher = DigestHasher()
+      var entries = 0
+      try txn.withCursor(database) { cursor in
+        var entry = try cursor.first()
+        while let current = entry {
+          hasher.combine(current.key)
+          hasher.combine(current.value)
+          entries += 1
+          entry = try cursor.next()
         }
-        databases[database.name] = StateDigest.DatabaseDigest(hash: hasher.value, entries: entries)
       }
-      return StateDigest(databases: databases)
+      databases[database.name] = StateDigest.DatabaseDigest(hash: hasher.value, entries: entries)
     }
+    return StateDigest(databases: databases)
   }
 
   /// The first entry, in key order, of the first database where this store and `other` differ;
   /// `nil` when they hold the same entries.
   public func firstDifference(from other: Store) throws -> StateDifference? {
-    let mine = try environment.makeSnapshot()
+    try firstDifference(from: other, live: environment.makeSnapshot())
+  }
+
+  /// `firstDifference(from:)` with this store as `mine` sees it.
+  func firstDifference(from other: Store, live mine: Snapshot) throws -> StateDifference? {
     let theirs = try other.environment.makeSnapshot()
     for (database, otherDatabase) in zip(allDatabases, other.allDatabases) {
       let difference: StateDifference? = try mine.read { a in

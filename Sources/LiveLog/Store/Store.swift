@@ -37,7 +37,13 @@ public final class Store: Sendable {
     do {
       environment = try Environment(path: directory, options: options.environmentOptions)
     } catch let error as LMDBError where error.isAccessDenied {
-      throw StoreError.readOnly(path: directory)
+      // A write open needs write access; a read-only open needs only read access (without it,
+      // not even the lock-free fallback of `Environment` can read).
+      throw options.readOnly
+        ? StoreError.accessDenied(path: directory, reason: error.description)
+        : StoreError.readOnly(path: directory)
+    } catch let error as LMDBError where error.isDiskFull {
+      throw StoreError.diskFull(path: directory, reason: error.description)
     } catch let error as LMDBError where error.isInvalidFile {
       throw StoreError.notAStore(path: directory, reason: "its data.mdb is not an LMDB file")
     }
@@ -70,6 +76,10 @@ public final class Store: Sendable {
     }
     hub.attach(self)
   }
+
+  /// Whether the store was opened read-only without LMDB's lock file, because this process may
+  /// not write it: safe while no other process writes the store (see `Environment.isUnlocked`).
+  public var isUnlocked: Bool { environment.isUnlocked }
 
   /// The store's version: the LSN of the last committed event, 0 for an empty store.
   public func version() throws -> UInt64 {
@@ -104,6 +114,17 @@ public final class Store: Sendable {
   @discardableResult
   public func write(_ mutations: [Mutation]) throws -> CommitSummary {
     guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
+    do {
+      return try commit(mutations)
+    } catch let error as LMDBError where error.isMapLimitReached {
+      throw StoreError.mapLimitReached(
+        path: directory, maximum: options.maximumMapSize ?? environment.info.mapSize)
+    } catch let error as LMDBError where error.isDiskFull {
+      throw StoreError.diskFull(path: directory, reason: error.description)
+    }
+  }
+
+  private func commit(_ mutations: [Mutation]) throws -> CommitSummary {
     defer { hub.wake() }
     let batch = Batch(mutations)
     let time = CommitTime(microsecondsSince1970: Int64(Date().timeIntervalSince1970 * 1_000_000))

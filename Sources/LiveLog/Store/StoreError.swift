@@ -12,6 +12,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case corruptState(reason: String)
   /// An LSN outside the log was asked for.
   case lsnOutOfRange(requested: UInt64, version: UInt64)
+  /// A commit needed a map larger than `StoreOptions.maximumMapSize`; nothing of it was written
+  /// and the store stays readable and writable.
+  case mapLimitReached(path: String, maximum: Int)
+  /// The disk (or the file size limit) is full; nothing of the commit was written and the store
+  /// is usable again once there is space.
+  case diskFull(path: String, reason: String)
+  /// The store's files may not be read (or, for a write, written) by this process.
+  case accessDenied(path: String, reason: String)
 
   public var description: String {
     switch self {
@@ -21,13 +29,23 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       "\(path) holds a store of format \(found), written by a newer LiveLog; this build reads format "
         + "\(supported) and older. Nothing was changed; open it with a newer livelog"
     case .readOnly(let path):
-      "\(path) is open read-only: writes need write access to the store directory"
+      "\(path) is read-only (opened for reading, or its files are not writable by this user): "
+        + "writes need write access to the store directory and its files; nothing was written"
     case .corruptEvent(let lsn, let reason):
       "event \(lsn) of the log is corrupt: \(reason). Restore from a backup or an export"
     case .corruptState(let reason):
       "the materialized state is corrupt: \(reason). Rebuild it from the log with `livelog replay --in-place`"
     case .lsnOutOfRange(let requested, let version):
       "LSN \(requested) is outside the log, which ends at \(version)"
+    case .mapLimitReached(let path, let maximum):
+      "the commit would grow the map of \(path) beyond its maximum of \(maximum) bytes; nothing of it "
+        + "was written and the store is unchanged. Raise the maximum (StoreOptions.maximumMapSize, "
+        + "livelog --max-map-size) or commit smaller batches"
+    case .diskFull(let path, let reason):
+      "the disk holding \(path) is full (\(reason)); nothing of the commit was written and the store "
+        + "is unchanged. Free some space and try again"
+    case .accessDenied(let path, let reason):
+      "\(path) cannot be opened: \(reason). Check the permissions of the directory and its files"
     }
   }
 }

@@ -28,6 +28,11 @@ public struct StoreStatistics: Sendable, Hashable {
   public var readersUsed: Int
   /// Reader slots in the lock file.
   public var maxReaders: Int
+  /// Reader slots held when the statistics were taken (open read transactions of any process,
+  /// this one's own statistics read excluded).
+  public var readersActive: Int
+  /// Slots of dead processes that opening this store cleared (`mdb_reader_check`).
+  public var staleReadersCleared: Int
   /// Every database of the store.
   public var databases: [DatabaseSize]
 }
@@ -36,6 +41,7 @@ extension Store {
   /// Counts and sizes of the store, from one read snapshot.
   public func statistics() throws -> StoreStatistics {
     let info = environment.info
+    let readersActive = environment.activeReaders()
     let path = URL(fileURLWithPath: directory).appendingPathComponent("data.mdb").path
     let fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     return try environment.read { txn in
@@ -53,6 +59,8 @@ extension Store {
         fileSize: fileSize,
         readersUsed: info.readersInUse,
         maxReaders: info.maxReaders,
+        readersActive: readersActive,
+        staleReadersCleared: environment.staleReadersCleared,
         databases: databases
       )
     }

@@ -6,7 +6,8 @@ let ingestCommand = Command(
   summary: "add repositories from search responses, JSON arrays, NDJSON or CSV",
   help: """
     usage: livelog ingest [--batch N] [--format text|json] [--input-format FORMAT]
-                          [--durability durable|no-meta-sync|no-sync] [--every-version] FILE...
+                          [--durability durable|no-meta-sync|no-sync] [--every-version]
+                          [--progress-lsn] FILE...
 
     Reads each FILE (- for standard input) and commits its mutations: a search-API response
     ({"items": [...]}), a JSON array of repositories, NDJSON whose lines are repositories,
@@ -26,6 +27,12 @@ let ingestCommand = Command(
                            (fastest; an operating-system crash may lose recent commits)
       --every-version      commit every input's version of a repository, even when a later
                            input of this ingest replaces it (to record observations as history)
+      --progress-lsn       print each commit's last LSN on its own line as soon as it is
+                           committed (before the summary), for drivers that must know what
+                           was acknowledged when the ingest is interrupted
+
+    A commit that fails (a full disk, the map limit of --max-map-size) writes nothing: the
+    commits before it are kept, and the message names them.
     """,
   run: { arguments, context in
     let batchSize = try arguments.integer("--batch", in: 1...10_000_000)
@@ -34,6 +41,7 @@ let ingestCommand = Command(
       .flatMap(InputFormat.init(rawValue:))
     let durability = try arguments.choice("--durability", ["durable", "no-meta-sync", "no-sync"])
     let everyVersion = arguments.flag("--every-version")
+    let progressLSN = arguments.flag("--progress-lsn")
     let paths = try arguments.remaining()
     guard !paths.isEmpty else {
       throw UsageError(message: "ingest needs at least one FILE (- for standard input)")
@@ -81,6 +89,7 @@ let ingestCommand = Command(
     var total = CommitSummary()
     var lines: [String] = []
     var writtenBytes = 0
+    context.output.lineBuffered = progressLSN
     position = 0
     /// Whether a later mutation of this ingest replaces the one at `position`.
     func isSuperseded(_ mutation: Mutation) -> Bool {
@@ -90,7 +99,25 @@ let ingestCommand = Command(
     for (index, file) in files.enumerated() {
       var fileSummary = CommitSummary()
       func commit(_ mutations: [Mutation]) throws {
-        fileSummary.accumulate(try store.write(mutations))
+        switch Result(catching: { try store.write(mutations) }) {
+        case .success(let summary):
+          fileSummary.accumulate(summary)
+          if progressLSN, let last = summary.lastLSN { context.output.line("\(last)") }
+        case .failure(let error):
+          var done = total
+          done.accumulate(fileSummary)
+          var message = "error: \(error)"
+          if let first = done.firstLSN, let last = done.lastLSN {
+            let plural = done.commits == 1 ? "" : "s"
+            message +=
+              "\nthe \(done.commits) earlier commit\(plural) of this ingest (LSN \(first)–\(last)) are kept; "
+              + "the failed commit of \(mutations.count) mutations wrote nothing."
+          } else if !(error is StoreError) {
+            // A StoreError says itself that nothing of the commit was written.
+            message += "\nnothing was written."
+          }
+          throw ExitStatus(status: 1, message: message)
+        }
       }
       if let mutations = kept[index], batchSize == nil {
         try commit(mutations.filter { !isSuperseded($0) })

@@ -8,7 +8,9 @@ let statsCommand = Command(
     usage: livelog stats [--format text|json]
 
     Prints the store's version (last LSN), the number of repositories and events, the size of
-    each database, the memory map's use and the reader slots.
+    each database, the memory map's use and the reader slots: readers_used is LMDB's high-water
+    mark of slots, readers_active the slots held now by other processes' read transactions, and
+    stale_readers_cleared the slots of dead processes that opening the store just cleared.
     """,
   run: { arguments, context in
     let format = try arguments.choice("--format", ["text", "json"]) ?? "text"
@@ -22,6 +24,7 @@ let statsCommand = Command(
         "\"records\":\(stats.records)", "\"events\":\(stats.events)", "\"map_size\":\(stats.mapSize)",
         "\"map_used\":\(stats.mapUsed)", "\"file_size\":\(stats.fileSize)",
         "\"readers_used\":\(stats.readersUsed)", "\"max_readers\":\(stats.maxReaders)",
+        "\"readers_active\":\(stats.readersActive)", "\"stale_readers_cleared\":\(stats.staleReadersCleared)",
       ]
       let databases = stats.databases.map {
         "\(jsonString($0.name)):{\"entries\":\($0.entries),\"bytes\":\($0.bytes)}"
@@ -39,7 +42,9 @@ let statsCommand = Command(
         "map:          \(byteSize(stats.mapUsed)) used of \(byteSize(stats.mapSize)) (\(String(format: "%.1f", percent))%)"
       )
       out.line("file:         \(byteSize(stats.fileSize))")
-      out.line("readers:      \(stats.readersUsed) of \(stats.maxReaders) slots used")
+      out.line(
+        "readers:      \(stats.readersActive) active, \(stats.readersUsed) of \(stats.maxReaders) slots ever used"
+          + (stats.staleReadersCleared > 0 ? ", \(stats.staleReadersCleared) stale cleared at open" : ""))
       out.line("databases:")
       for database in stats.databases {
         out.line(

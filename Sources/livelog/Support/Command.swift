@@ -1,15 +1,24 @@
 import LiveLog
 
-/// What every command gets: the store's directory and the buffered output.
+/// What every command gets: the store's directory, its map limit and the buffered output.
 struct CommandContext {
   var storePath: String
+  /// `--max-map-size`: the largest the store's map may grow to, or nil for no limit.
+  var maximumMapSize: Int? = nil
   var output: Output
 
   /// Opens the store, read-only when the command only reads.
   func openStore(readOnly: Bool = false, durability: StoreOptions? = nil) throws -> Store {
     var options = durability ?? StoreOptions()
     options.readOnly = readOnly
-    return try Store(directory: storePath, options: options)
+    if let maximumMapSize { options.maximumMapSize = maximumMapSize }
+    let store = try Store(directory: storePath, options: options)
+    if store.isUnlocked {
+      printError(
+        "note: \(storePath) is not writable by this user: reading without LMDB's lock file, which is "
+          + "safe only while no other process writes the store")
+    }
+    return store
   }
 }
 

@@ -6,6 +6,8 @@ struct CommandLineTool {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// Whether the process was ended by a signal (a crash), in which case `status` is the signal.
+    var signalled = false
   }
 
   /// The built `livelog`: `$LIVELOG_BINARY`, else beside the test runner.
@@ -21,9 +23,17 @@ struct CommandLineTool {
   @discardableResult
   func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result
   {
+    try CommandLineTool.launch(
+      CommandLineTool.executable, ["--store", store] + arguments, input: input, environment: environment)
+  }
+
+  /// Runs any program to its end, feeding `input` to standard input.
+  static func launch(
+    _ executable: String, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]
+  ) throws -> Result {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLineTool.executable)
-    process.arguments = ["--store", store] + arguments
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     for (key, value) in environment { env[key] = value }
     process.environment = env
@@ -50,6 +60,7 @@ struct CommandLineTool {
     return Result(
       status: process.terminationStatus,
       stdout: String(decoding: outputData, as: UTF8.self),
-      stderr: String(decoding: errorData, as: UTF8.self))
+      stderr: String(decoding: errorData, as: UTF8.self),
+      signalled: process.terminationReason == .uncaughtSignal)
   }
 }
