@@ -85,6 +85,48 @@ import Testing
     }
   }
 
+  /// Sorted, limited queries a few commits back take the top-k path (the current indexes find the
+  /// first `limit + touched` rows); the window must still equal that of the replayed prefix,
+  /// including when a touched row moved into or out of it.
+  @Test func sortedLimitedQueriesAFewCommitsBackEqualTheReplayedPrefix() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    let store = try Store(directory: directory.child("live"), options: options)
+    let all = Array(QueryFixture.shared.repositories.prefix(5_000))
+    try store.write(all.map(Mutation.upsert))
+    var random = SeededRandom(seed: 41)
+    for _ in 0..<12 {
+      var batch: [Mutation] = []
+      for _ in 0..<Int.random(in: 1...8, using: &random) {
+        var repository = all.randomElement(using: &random) ?? all[0]
+        if Bool.random(using: &random) {
+          batch.append(.delete(id: repository.id))
+        } else {
+          repository.stargazersCount = Int64.random(in: 0...200_000, using: &random)
+          repository.language = ["Swift", "Python", nil].randomElement(using: &random) ?? nil
+          batch.append(.upsert(repository))
+        }
+      }
+      try store.write(batch)
+    }
+    let version = try store.version()
+    let queries = try [
+      "language == 'Swift' SORT(stargazers_count DESC) LIMIT(10)",
+      "stargazers_count > 100 SORT(stargazers_count ASC) LIMIT(25)",
+      "language != 'Python' SORT(language ASC, stargazers_count DESC) LIMIT(7)",
+      "TRUEPREDICATE SORT(forks_count DESC) LIMIT(1)",
+    ].map { try Query(parsing: $0) }
+    for lsn in (version - 12)...version {
+      let prefix = try store.replay(into: directory.child("prefix-\(lsn)"), through: lsn, options: options)
+      for query in queries {
+        #expect(
+          try store.results(query, asOf: lsn).ids() == prefix.results(query).ids(),
+          "as of \(lsn): \(query.text)")
+      }
+    }
+  }
+
   @Test func replayToTheEndReproducesTheDigest() throws {
     let (directory, store, _) = try Self.randomStore(seed: 9, commits: 120)
     let rebuilt = try store.replay(into: directory.child("rebuilt"))

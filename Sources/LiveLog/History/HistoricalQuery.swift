@@ -26,8 +26,15 @@ struct HistoricalQuery<Txn: ReadableTransaction> {
     var rows: [Row] = []
     if state.basedOnCurrent {
       var run = QueryRun(materializer: materializer, txn: txn)
-      let now = try run.rows(for: Query(predicate: query.predicate))
-      rows = now.filter { !state.isTouched($0) }
+      var current = Query(predicate: query.predicate)
+      if !query.sort.isEmpty, let limit = query.limit {
+        // Untouched rows keep their sort keys, so the first `limit` of them in order are among
+        // the first `limit + touched` rows of now: the current indexes find them (a top-k walk).
+        current.sort = query.sort
+        current.limit = limit + state.versions.count + state.absent.count
+      }
+      let now = try run.rows(for: current)
+      rows = RowSet.normalized(now.filter { !state.isTouched($0) })
     }
     var then: [Row] = []
     for (row, _) in state.versions where try compiled.matches(RecordView(bytes: record(row), row: row)) {

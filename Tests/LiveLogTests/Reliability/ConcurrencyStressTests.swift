@@ -1,9 +1,11 @@
+import Dispatch
 import Foundation
 import Testing
 
 @testable import LiveLog
 
-/// Readers, a writer and map growth in one process at once, for a bounded number of commits.
+/// Readers, a writer, live subscribers and map growth in one process at once, for a bounded
+/// number of commits.
 /// Run under the sanitizers (see Docs/Reliability.md):
 ///   swift test --sanitize=thread --filter ConcurrencyStressTests
 ///   swift test --sanitize=address --filter ConcurrencyStressTests
@@ -111,6 +113,85 @@ import Testing
     #expect(store.environment.info.mapSize > 1 << 20, "the map never grew")
     let report = try store.verify { _, _, _ in }
     #expect(report.difference == nil)
+  }
+
+  /// Live subscribers take every commit of a writer while readers query: each delivered
+  /// changeset turns the previously delivered ids into the new ones, and the last delivery is the
+  /// query's result.
+  @Test func liveSubscribersFollowAWriterWhileReadersQuery() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.mapSize = 1 << 20
+    let store = try Store(directory: directory.child("store"), options: options)
+    let pool = Array(EventCodecTests.repositories.prefix(200))
+    let problems = Problems()
+    let queries = [
+      try Query(parsing: "stargazers_count >= 10 SORT(stargazers_count DESC)"),
+      try Query(parsing: "language != nil LIMIT(15)"),
+      try Query(parsing: "full_name CONTAINS[c] 'o'"),
+    ]
+    final class Chain: @unchecked Sendable {
+      let lock = NSLock()
+      var ids: [Int64]?
+      var deliveries = 0
+    }
+    let chains = queries.map { _ in Chain() }
+    let tokens = try queries.enumerated().map { index, query in
+      try store.objects().with(query).observe(on: DispatchQueue(label: "subscriber \(index)")) { change in
+        let chain = chains[index]
+        guard let ids = try? change.results.ids() else {
+          problems.add("subscriber \(index): unreadable results")
+          return
+        }
+        chain.lock.withLock {
+          if case .update(_, let changeset) = change, let previous = chain.ids {
+            let applied = try? changeset.applied(to: previous) { ids[$0] }
+            if applied != ids {
+              problems.add("subscriber \(index): a changeset does not lead to the results")
+            }
+          }
+          chain.ids = ids
+          chain.deliveries += 1
+        }
+      }
+    }
+    let done = Flag()
+    Self.concurrently(3) { worker in
+      if worker == 0 {
+        var random = SeededRandom(seed: 9)
+        for round in 0..<Self.commits {
+          var batch: [Mutation] = []
+          for _ in 0..<Int.random(in: 1...20, using: &random) {
+            var repository = pool.randomElement(using: &random) ?? pool[0]
+            repository.stargazersCount = Int64.random(in: 0...40, using: &random)
+            batch.append(
+              Int.random(in: 0..<6, using: &random) == 0 ? .delete(id: repository.id) : .upsert(repository))
+          }
+          do { try store.write(batch) } catch { problems.add("write \(round): \(error)") }
+        }
+        done.set()
+        return
+      }
+      while !done.isSet {
+        do {
+          _ = try store.results(queries[worker % queries.count]).ids()
+        } catch {
+          problems.add("reader \(worker): \(error)")
+        }
+      }
+    }
+    store.synchronizeLiveQueries()
+    for index in queries.indices {
+      for _ in 0..<200 {
+        let ids = chains[index].lock.withLock { chains[index].ids }
+        if ids == (try? store.results(queries[index]).ids()) { break }
+        Thread.sleep(forTimeInterval: 0.01)
+      }
+      let last = chains[index].lock.withLock { chains[index].ids }
+      #expect(last == (try store.results(queries[index]).ids()), "subscriber \(index) ends elsewhere")
+    }
+    for token in tokens { token.invalidate() }
+    #expect(problems.all.isEmpty, "\(problems.all.prefix(5))")
   }
 
   /// Regression: `verify` used to check the log, replay it and read the live state at three
