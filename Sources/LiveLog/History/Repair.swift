@@ -53,7 +53,7 @@ extension Store {
     var scratchOptions = StoreOptions()
     scratchOptions.durability = .noSync
     let rebuilt = try replay(into: scratch, through: version, options: scratchOptions) {
-      progress("rebuilding", $0, version)
+      progress($0.description, $0.completed, $0.total)
     }
     return VerificationReport(
       events: events, digest: try live.read { try digest($0) },
@@ -67,7 +67,7 @@ extension Store {
   /// No other process may have the store open while it runs.
   public static func repair(
     directory: String, options: StoreOptions = StoreOptions(),
-    progress: (UInt64, UInt64) -> Void = { _, _ in }
+    progress: (ReplayProgress) -> Void = { _ in }
   ) throws -> StateDigest {
     let manager = FileManager.default
     let root = URL(fileURLWithPath: directory)
@@ -78,8 +78,7 @@ extension Store {
     do {
       let live = try Store(directory: directory, options: options)
       _ = try live.checkLog()
-      let version = try live.version()
-      let rebuilt = try live.replay(into: scratch.path, options: scratchOptions) { progress($0, version) }
+      let rebuilt = try live.replay(into: scratch.path, options: scratchOptions, progress: progress)
       try rebuilt.sync()
     }
     let data = root.appendingPathComponent("data.mdb")

@@ -2,39 +2,135 @@ import LMDB
 
 /// Rebuilds a store's materialized state — records, rows and every index — from its log.
 ///
-/// The events are copied byte for byte into the new store's log, and each commit is applied by
-/// the same materializer that serves writes, so a replayed store is the store itself, rebuilt:
-/// same rows, same index entries, same digest.
+/// The events are copied byte for byte into the new store's log while the replayer follows, in
+/// memory, where each repository ends: its row and its last version. Only then is the state
+/// written, once per surviving repository, in row order and in large transactions. Repositories
+/// that were updated or deleted along the way cost the log copy alone, and each posting list is
+/// written in long ascending runs instead of once per commit. The rebuilt store holds the same
+/// records, rows and index postings as one that received the events commit by commit; only the
+/// split of posting lists into blocks may differ, which the digest does not see.
 struct Replayer {
   let source: Store
   let target: Store
 
-  /// Events per write transaction of the target: large enough to amortize the commit, small
-  /// enough to keep the transaction's dirty pages in memory.
+  /// Events per write transaction of the log copy.
   static let eventsPerTransaction = 20_000
+  /// Repositories per write transaction of the state: large enough that most posting lists grow
+  /// by long runs, small enough to keep the transaction's postings (about 100 per record, 8 bytes
+  /// each, twice while sorting) within a few hundred megabytes.
+  static let rowsPerTransaction = 131_072
 
-  /// Applies the source's events `target.version + 1 ... last` to the target, calling `progress`
-  /// with the last LSN applied after each transaction.
-  func run(through last: UInt64, progress: (UInt64) -> Void) throws {
-    var next = try target.version() + 1
+  /// Copies the source's events `1 ... last` to the empty target and builds the target's state
+  /// as of `last`.
+  func run(through last: UInt64, progress: (ReplayProgress) -> Void) throws {
     let snapshot = try source.environment.makeSnapshot()
+    var tracker = RowTracker()
+    var next: UInt64 = 1
     while next <= last {
-      // About `eventsPerTransaction` events, ending at a commit end: a commit split across two
-      // transactions would lay its index blocks out differently from the original write.
+      let end = min(last, next + UInt64(Self.eventsPerTransaction) - 1)
       var batch: [(lsn: UInt64, bytes: [UInt8])] = []
+      batch.reserveCapacity(Int(end - next + 1))
       try snapshot.read { txn in
-        try source.log.forEachRaw(from: next, through: last, txn) { lsn, bytes in
+        try source.log.forEachRaw(from: next, through: end, txn) { lsn, bytes in
+          try tracker.follow(try EventCodec.header(bytes, lsn: lsn))
           batch.append((lsn, Array(bytes)))
-          let header = try EventCodec.header(bytes, lsn: lsn)
-          return !(header.endsCommit && batch.count >= Self.eventsPerTransaction)
+          return true
         }
       }
-      guard let end = batch.last?.lsn else { break }
-      try EventApplier(target: target).apply(batch)
+      try target.environment.write { txn in
+        for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
+      }
       next = end + 1
-      progress(end)
+      progress(ReplayProgress(step: .copyingLog, completed: end, total: last))
+    }
+    let survivors = tracker.survivors()
+    var start = 0
+    while start < survivors.count {
+      let chunk = survivors[start..<min(start + Self.rowsPerTransaction, survivors.count)]
+      try snapshot.read { sourceTxn in
+        try target.environment.write { txn in
+          try target.materializer.insertInRowOrder(chunk, txn) { lsn in
+            try source.log.record(at: lsn, sourceTxn)
+          }
+        }
+      }
+      start = chunk.endIndex
+      progress(
+        ReplayProgress(step: .buildingState, completed: UInt64(start), total: UInt64(survivors.count)))
+    }
+    // A store that has seen no event has no next row yet.
+    guard last > 0 else { return }
+    try target.environment.write { txn in
+      try target.materializer.insertRowsById(survivors, nextRow: tracker.nextRow, txn)
     }
   }
+}
+
+/// How far a replay has come: first the log is copied (counted in events), then the state is
+/// built (counted in repositories).
+public struct ReplayProgress: Sendable, Hashable {
+  public enum Step: Sendable, Hashable {
+    /// Copying and checking events; `completed` is the last LSN copied.
+    case copyingLog
+    /// Writing records and indexes; `completed` counts the repositories written.
+    case buildingState
+  }
+
+  public var step: Step
+  public var completed: UInt64
+  public var total: UInt64
+
+  /// The step and the count, for people: "building the state: 131,072 of 1,000,000 repositories".
+  public var description: String {
+    let (name, unit) =
+      step == .copyingLog ? ("copying the log", "events") : ("building the state", "repositories")
+    return "\(name): \(completed.formatted()) of \(total.formatted()) \(unit)"
+  }
+
+  /// The share of the step done, from 0 to 1.
+  public var fractionOfStep: Double { total == 0 ? 1 : Double(completed) / Double(total) }
+}
+
+/// Where each repository stands after a run of events, checked the way a commit-by-commit replay
+/// checks them: every event must agree with the state it lands on.
+struct RowTracker {
+  private(set) var rows: [Int64: (row: UInt64, lsn: UInt64)] = [:]
+  private(set) var nextRow: UInt64 = 1
+
+  mutating func follow(_ header: EventHeader) throws {
+    let lsn = header.lsn
+    let id = try header.id()
+    if let stored = rows[id] {
+      guard stored.row == header.row, stored.lsn == header.previousLSN else {
+        throw StoreError.corruptEvent(
+          lsn: lsn,
+          reason:
+            "names row \(header.row) and version \(header.previousLSN.map(String.init) ?? "none"), but id \(id) "
+            + "is at row \(stored.row), version \(stored.lsn)")
+      }
+      rows[id] = header.isUpsert ? (stored.row, lsn) : nil
+    } else {
+      guard header.previousLSN == nil, header.isUpsert, header.row == nextRow else {
+        throw StoreError.corruptEvent(
+          lsn: lsn,
+          reason: "names row \(header.row) for id \(id), which is not stored (the next row is \(nextRow))")
+      }
+      rows[id] = (header.row, lsn)
+      nextRow += 1
+    }
+  }
+
+  /// The repositories that exist after the events, in row order.
+  func survivors() -> [StoredRow] {
+    rows.map { StoredRow(id: $0.key, row: $0.value.row, lsn: $0.value.lsn) }.sorted { $0.row < $1.row }
+  }
+}
+
+/// A repository's place in the state: its id, row and the LSN of its current version.
+struct StoredRow {
+  var id: Int64
+  var row: UInt64
+  var lsn: UInt64
 }
 
 /// Appends events, as bytes of the log's own format, to a store and materializes them: the
@@ -137,15 +233,20 @@ struct EventHeaderCopy {
 
 extension Store {
   /// Rebuilds this store's state from its log, up to `lsn` (default: the end), into the empty or
-  /// new directory `directory`, and returns the rebuilt store. `progress` gets the last LSN
-  /// applied, after each batch of about 20,000 events.
+  /// new directory `directory`, and returns the rebuilt store. `progress` is called after each
+  /// batch: first of events copied, then of repositories written.
   public func replay(
     into directory: String, through lsn: UInt64? = nil, options: StoreOptions = StoreOptions(),
-    progress: (UInt64) -> Void = { _ in }
+    progress: (ReplayProgress) -> Void = { _ in }
   ) throws -> Store {
     let last = try lsn ?? version()
     let current = try version()
     guard last <= current else { throw StoreError.lsnOutOfRange(requested: last, version: current) }
+    // Start the rebuilt map as large as this one: the state is written in large transactions,
+    // and each time one outgrows the map it is aborted and written again into a larger one.
+    var options = options
+    let wanted = environment.info.mapSize
+    options.mapSize = max(options.mapSize, min(wanted, options.maximumMapSize ?? wanted))
     let target = try Store(directory: directory, options: options)
     guard try target.version() == 0 else {
       throw StoreError.notAStore(

@@ -85,19 +85,23 @@ extension Store {
     try environment.read { try digest($0) }
   }
 
-  /// The digest of every database as `txn` sees them.
+  /// The digest of every database as `txn` sees them, read by content (`ContentReader`).
   func digest(_ txn: some ReadableTransaction) throws -> StateDigest {
     var databases: [String: StateDigest.DatabaseDigest] = [:]
     for database in allDatabases {
       var hasher = DigestHasher()
       var entries = 0
       try txn.withCursor(database) { cursor in
-        var entry = try cursor.first()
-        while let current = entry {
-          hasher.combine(current.key)
-          hasher.combine(current.value)
+        var reader = try ContentReader(cursor, readsPostings: Self.holdsPostings(database))
+        while !reader.isAtEnd {
+          reader.withEntry { key, value in
+            if let key, let value {
+              hasher.combine(key)
+              hasher.combine(value)
+            }
+          }
           entries += 1
-          entry = try cursor.next()
+          try reader.advance()
         }
       }
       databases[database.name] = StateDigest.DatabaseDigest(hash: hasher.value, entries: entries)
@@ -106,7 +110,8 @@ extension Store {
   }
 
   /// The first entry, in key order, of the first database where this store and `other` differ;
-  /// `nil` when they hold the same entries.
+  /// `nil` when they hold the same entries. Posting lists compare by their rows, not by how
+  /// they are split into blocks.
   public func firstDifference(from other: Store) throws -> StateDifference? {
     try firstDifference(from: other, live: environment.makeSnapshot())
   }
@@ -115,24 +120,35 @@ extension Store {
   func firstDifference(from other: Store, live mine: Snapshot) throws -> StateDifference? {
     let theirs = try other.environment.makeSnapshot()
     for (database, otherDatabase) in zip(allDatabases, other.allDatabases) {
+      let postings = Self.holdsPostings(database)
+      let integerKeys = Self.hasIntegerKeys(database)
       let difference: StateDifference? = try mine.read { a in
         try theirs.read { b in
           try a.withCursor(database) { left -> StateDifference? in
             try b.withCursor(otherDatabase) { right -> StateDifference? in
-              var x = try left.first()
-              var y = try right.first()
-              while x != nil || y != nil {
-                let order = Self.compareKeys(x?.key, y?.key)
-                if order == 0, let x, let y, x.value.elementsEqual(y.value) {
-                } else {
-                  let key = order <= 0 ? x?.key : y?.key
-                  return StateDifference(
-                    database: database.name, key: Self.describeKey(key, in: database.name),
-                    live: order <= 0 ? Self.describeValue(x?.value) : "nothing",
-                    rebuilt: order >= 0 ? Self.describeValue(y?.value) : "nothing")
+              var x = try ContentReader(left, readsPostings: postings)
+              var y = try ContentReader(right, readsPostings: postings)
+              while !x.isAtEnd || !y.isAtEnd {
+                let found: StateDifference? = x.withEntry { xKey, xValue in
+                  y.withEntry { yKey, yValue in
+                    let order = ContentReader.compare(xKey, yKey, integerKeys: integerKeys)
+                    if order == 0, let xValue, let yValue, xValue.elementsEqual(yValue),
+                      !x.isDamagedBlock, !y.isDamagedBlock
+                    {
+                      return nil
+                    }
+                    return StateDifference(
+                      database: database.name,
+                      key: Self.describeKey(order <= 0 ? xKey : yKey, in: database.name),
+                      live: order <= 0
+                        ? Self.describeValue(xValue, damaged: x.isDamagedBlock, postings) : "nothing",
+                      rebuilt: order >= 0
+                        ? Self.describeValue(yValue, damaged: y.isDamagedBlock, postings) : "nothing")
+                  }
                 }
-                x = try left.next()
-                y = try right.next()
+                if let found { return found }
+                try x.advance()
+                try y.advance()
               }
               return nil
             }
@@ -144,16 +160,12 @@ extension Store {
     return nil
   }
 
-  /// Orders keys as the databases do: integer keys numerically, others bytewise; nil after all.
-  private static func compareKeys(_ a: UnsafeRawBufferPointer?, _ b: UnsafeRawBufferPointer?) -> Int {
-    guard let a else { return b == nil ? 0 : 1 }
-    guard let b else { return -1 }
-    if a.count == 8 && b.count == 8 {
-      let x = a.loadUnaligned(as: UInt64.self)
-      let y = b.loadUnaligned(as: UInt64.self)
-      return x < y ? -1 : (x > y ? 1 : 0)
-    }
-    return TextMatching.compare(Array(a), Array(b))
+  private static func holdsPostings(_ database: Database) -> Bool {
+    database.name == StoreLayout.trigrams || database.name == StoreLayout.terms
+  }
+
+  private static func hasIntegerKeys(_ database: Database) -> Bool {
+    [StoreLayout.log, StoreLayout.records, StoreLayout.rows, StoreLayout.ids].contains(database.name)
   }
 
   private static func describeKey(_ key: UnsafeRawBufferPointer?, in database: String) -> String {
@@ -169,7 +181,7 @@ extension Store {
         ? Repository.schema.fields[Int(key[0])].name : "?"
       let gram = String(decoding: key[1..<4], as: UTF8.self)
       let row = UInt32(key[4]) << 24 | UInt32(key[5]) << 16 | UInt32(key[6]) << 8 | UInt32(key[7])
-      return "\(field) trigram '\(gram)', block from row \(row)"
+      return "\(field) trigram '\(gram)', row \(row)"
     default:
       let field =
         key.count > 0 && Repository.schema.fields.indices.contains(Int(key[0]))
@@ -178,8 +190,12 @@ extension Store {
     }
   }
 
-  private static func describeValue(_ value: UnsafeRawBufferPointer?) -> String {
+  private static func describeValue(
+    _ value: UnsafeRawBufferPointer?, damaged: Bool, _ postings: Bool
+  ) -> String {
     guard let value else { return "nothing" }
+    if postings && !damaged { return "the posting" }
+    if damaged { return "a block of \(value.count) bytes that does not decode" }
     var hasher = DigestHasher()
     hasher.combine(value)
     return "\(value.count) bytes (hash \(String(hasher.value, radix: 16)))"

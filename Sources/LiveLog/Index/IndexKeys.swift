@@ -118,8 +118,8 @@ enum IndexKeys {
 struct IndexEntries: Equatable {
   /// Trigram codes, ascending, distinct.
   var trigrams: [UInt32] = []
-  /// Equality prefixes, distinct.
-  var terms: Set<[UInt8]> = []
+  /// Equality prefixes, ascending bytewise, distinct.
+  var terms: [[UInt8]] = []
   /// Ordered-index values, one per ordered field.
   var ordered: [OrderedEntry] = []
 
@@ -134,15 +134,15 @@ struct IndexEntries: Equatable {
       }
       if field.indexes.contains(.equality) {
         switch value {
-        case .null: terms.insert(IndexKeys.nullTermPrefix(field: field.position))
-        case .string(let text): terms.insert(IndexKeys.termPrefix(field: field.position, value: text))
+        case .null: terms.append(IndexKeys.nullTermPrefix(field: field.position))
+        case .string(let text): terms.append(IndexKeys.termPrefix(field: field.position, value: text))
         case .strings(let list):
-          for element in list { terms.insert(IndexKeys.termPrefix(field: field.position, value: element)) }
+          for element in list { terms.append(IndexKeys.termPrefix(field: field.position, value: element)) }
         case .bool(let flag):
-          terms.insert(IndexKeys.termPrefix(field: field.position, value: flag ? "true" : "false"))
+          terms.append(IndexKeys.termPrefix(field: field.position, value: flag ? "true" : "false"))
         case .integer(let number):
-          terms.insert(IndexKeys.termPrefix(field: field.position, value: String(number)))
-        case .date(let date): terms.insert(IndexKeys.termPrefix(field: field.position, value: date.iso8601))
+          terms.append(IndexKeys.termPrefix(field: field.position, value: String(number)))
+        case .date(let date): terms.append(IndexKeys.termPrefix(field: field.position, value: date.iso8601))
         }
       }
       if field.indexes.contains(.ordered) {
@@ -151,6 +151,11 @@ struct IndexEntries: Equatable {
       }
     }
     trigrams = RowSet.normalized(trigrams)
+    // Most records file one term per field, already in field order; lists may repeat a value.
+    if !terms.indices.dropFirst().allSatisfy({ TextMatching.compare(terms[$0 - 1], terms[$0]) < 0 }) {
+      terms.sort { TextMatching.compare($0, $1) < 0 }
+      terms = terms.indices.compactMap { $0 > 0 && terms[$0 - 1] == terms[$0] ? nil : terms[$0] }
+    }
   }
 }
 

@@ -14,8 +14,8 @@ struct IndexWriter {
   /// end cost far less than a dictionary of arrays for the ~100 trigrams of every record.
   private var trigramAdditions: [UInt64] = []
   private var trigramRemovals: [UInt64] = []
-  private var termAdditions: [[UInt8]: [Row]] = [:]
-  private var termRemovals: [[UInt8]: [Row]] = [:]
+  private var termAdditions: [TermKey: [Row]] = [:]
+  private var termRemovals: [TermKey: [Row]] = [:]
   private var orderedPuts: [OrderedEntry] = []
   private var orderedDeletes: [OrderedEntry] = []
 
@@ -47,9 +47,23 @@ struct IndexWriter {
         j += 1
       }
     }
-    for term in before.terms where !after.terms.contains(term) { termRemovals[term, default: []].append(row) }
-    for term in after.terms where !before.terms.contains(term) {
-      termAdditions[term, default: []].append(row)
+    // Terms: both sides ascending too.
+    i = 0
+    j = 0
+    while i < before.terms.count || j < after.terms.count {
+      let order =
+        i == before.terms.count
+        ? 1 : j == after.terms.count ? -1 : TextMatching.compare(before.terms[i], after.terms[j])
+      if order < 0 {
+        termRemovals[TermKey(before.terms[i]), default: []].append(row)
+        i += 1
+      } else if order > 0 {
+        termAdditions[TermKey(after.terms[j]), default: []].append(row)
+        j += 1
+      } else {
+        i += 1
+        j += 1
+      }
     }
     if before.ordered != after.ordered {
       for entry in before.ordered where !after.ordered.contains(entry) {
@@ -69,12 +83,12 @@ struct IndexWriter {
       try flushTrigrams(additions, removals, &cursor, txn)
     }
     let termKeys = Set(termAdditions.keys).union(termRemovals.keys).sorted {
-      TextMatching.compare($0, $1) < 0
+      TextMatching.compare($0.bytes, $1.bytes) < 0
     }
     try txn.withCursor(terms) { cursor in
       for term in termKeys {
         try PostingBlocks.apply(
-          term, adding: RowSet.normalized(termAdditions[term] ?? []),
+          term.bytes, adding: RowSet.normalized(termAdditions[term] ?? []),
           removing: RowSet.normalized(termRemovals[term] ?? []), cursor: &cursor, txn, in: terms)
       }
     }
@@ -114,6 +128,17 @@ struct IndexWriter {
         IndexKeys.trigramPrefix(UInt32(code)), adding: added, removing: removed, cursor: &cursor, txn,
         in: trigrams)
     }
+  }
+}
+
+/// An equality prefix as a dictionary key, hashed as one run of bytes rather than byte by byte.
+struct TermKey: Hashable {
+  var bytes: [UInt8]
+
+  init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  func hash(into hasher: inout Hasher) {
+    bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
   }
 }
 

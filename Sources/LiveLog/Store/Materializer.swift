@@ -49,7 +49,7 @@ struct Materializer: Sendable {
   let terms: Database
   let ordered: Database
 
-  private static let nextRowKey = Array("next_row".utf8)
+  static let nextRowKey = Array("next_row".utf8)
 
   /// The row of repository `id` and the LSN of its current version, if it is stored.
   func row(of id: Int64, _ txn: some ReadableTransaction) throws -> (row: UInt64, lsn: UInt64)? {

@@ -33,10 +33,10 @@ let replayCommand = Command(
     }
     let output = context.output
     if inPlace {
-      let bar = ProgressBar("rebuilding", total: 1)
+      let bar = ProgressBar("rebuilding", total: 1000)
       let started = Date()
-      let digest = try Store.repair(directory: context.storePath) { done, total in
-        bar.update(Int(done * 1000 / max(total, 1)), detail: "\(grouped(done)) events")
+      let digest = try Store.repair(directory: context.storePath) { progress in
+        bar.update(Int(progress.fractionOfStep * 1000), detail: progress.description)
       }
       bar.finish()
       output.line(
@@ -69,8 +69,8 @@ let replayCommand = Command(
     defer { if into == nil { try? FileManager.default.removeItem(atPath: directory) } }
     var options = StoreOptions()
     options.durability = .noSync
-    let rebuilt = try store.replay(into: directory, through: target, options: options) { lsn in
-      bar.update(Int(lsn), detail: "\(grouped(lsn)) events")
+    let rebuilt = try store.replay(into: directory, through: target, options: options) { progress in
+      bar.update(Int(progress.fractionOfStep * Double(max(target, 1))), detail: progress.description)
     }
     try rebuilt.sync()
     bar.finish()
