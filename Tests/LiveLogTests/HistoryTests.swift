@@ -117,6 +117,12 @@ import Testing
       "language != 'Python' SORT(language ASC, stargazers_count DESC) LIMIT(7)",
       "TRUEPREDICATE SORT(forks_count DESC) LIMIT(1)",
     ].map { try Query(parsing: $0) }
+    // A limit near Int.max is no window at all (and must not overflow).
+    let unlimited = try Query(parsing: "stargazers_count > 100 SORT(stargazers_count ASC)")
+    var huge = unlimited
+    huge.limit = Int.max
+    #expect(
+      try store.results(huge, asOf: version - 1).ids() == store.results(unlimited, asOf: version - 1).ids())
     for lsn in (version - 12)...version {
       let prefix = try store.replay(into: directory.child("prefix-\(lsn)"), through: lsn, options: options)
       for query in queries {

@@ -33,7 +33,9 @@ struct HistoricalQuery<Txn: ReadableTransaction> {
       var run = QueryRun(materializer: materializer, txn: txn)
       var current = Query(predicate: query.predicate)
       let touched = state.versions.count + state.absent.count
-      if !query.sort.isEmpty, let limit = query.limit, limit + touched <= Self.topKWindow {
+      if !query.sort.isEmpty, let limit = query.limit, touched <= Self.topKWindow,
+        limit <= Self.topKWindow - touched
+      {
         // Untouched rows keep their sort keys, so the first `limit` of them in order are among
         // the first `limit + touched` rows of now: the current indexes find them (a top-k walk).
         current.sort = query.sort

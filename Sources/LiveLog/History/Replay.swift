@@ -13,21 +13,24 @@ struct Replayer {
   let source: Store
   let target: Store
 
-  /// Events per write transaction of the log copy.
+  /// Events per write transaction of the log copy (and of an import).
   static let eventsPerTransaction = 20_000
+  /// `eventsPerTransaction`, or fewer in tests.
+  var eventsPerLogTransaction = Replayer.eventsPerTransaction
   /// Repositories per write transaction of the state: large enough that most posting lists grow
   /// by long runs, small enough to keep the transaction's postings (about 100 per record, 8 bytes
   /// each, twice while sorting) within a few hundred megabytes.
-  static let rowsPerTransaction = 131_072
+  var rowsPerTransaction = 131_072
 
   /// Copies the source's events `1 ... last` to the empty target and builds the target's state
-  /// as of `last`.
+  /// as of `last`. Until the state is complete the target is marked unfinished and refuses to
+  /// open: a replay cut short leaves no store that looks sound and is not.
   func run(through last: UInt64, progress: (ReplayProgress) -> Void) throws {
     let snapshot = try source.environment.makeSnapshot()
     var tracker = RowTracker()
     var next: UInt64 = 1
     while next <= last {
-      let end = min(last, next + UInt64(Self.eventsPerTransaction) - 1)
+      let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
       var batch: [(lsn: UInt64, bytes: [UInt8])] = []
       batch.reserveCapacity(Int(end - next + 1))
       try snapshot.read { txn in
@@ -37,7 +40,15 @@ struct Replayer {
           return true
         }
       }
+      // Every version is decoded once, not only the last: history must read too (as-of
+      // queries, diffs, export), and verification is where a bad one should come to light.
+      let events = batch
+      _ = try ParallelMap.map(events.count) { index in
+        try events[index].bytes.withUnsafeBytes { _ = try EventCodec.decode($0, lsn: events[index].lsn) }
+      }
+      let isFirst = next == 1
       try target.environment.write { txn in
+        if isFirst { try target.materializer.markReplayIncomplete(txn) }
         for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
       }
       next = end + 1
@@ -46,12 +57,17 @@ struct Replayer {
     let survivors = tracker.survivors()
     var start = 0
     while start < survivors.count {
-      let chunk = survivors[start..<min(start + Self.rowsPerTransaction, survivors.count)]
+      let chunk = survivors[start..<min(start + rowsPerTransaction, survivors.count)]
       try snapshot.read { sourceTxn in
+        // Computed before the write: a write that outgrows the map runs again, and need not
+        // index the records again.
+        let records = MapPointers(values: try chunk.map { try source.log.record(at: $0.lsn, sourceTxn) })
+        let rows = chunk.map(\.row)
+        let entries = try ParallelMap.map(rows.count) { index in
+          try Materializer.entries(of: records.values[index], row: rows[index])
+        }
         try target.environment.write { txn in
-          try target.materializer.insertInRowOrder(chunk, txn) { lsn in
-            try source.log.record(at: lsn, sourceTxn)
-          }
+          try target.materializer.insertInRowOrder(chunk, records: records.values, entries: entries, txn)
         }
       }
       start = chunk.endIndex
@@ -66,9 +82,17 @@ struct Replayer {
   }
 }
 
+/// Records of a read transaction, shared with the workers that index them. They point into the
+/// source's map, which stays mapped while the transaction is open — for the whole parallel call,
+/// since the calling thread waits inside it — and nobody writes through them.
+private struct MapPointers: @unchecked Sendable {
+  let values: [UnsafeRawBufferPointer]
+}
+
 /// How far a replay has come: first the log is copied (counted in events), then the state is
 /// built (counted in repositories).
 public struct ReplayProgress: Sendable, Hashable {
+  /// The two steps of a replay, in order.
   public enum Step: Sendable, Hashable {
     /// Copying and checking events; `completed` is the last LSN copied.
     case copyingLog
@@ -76,8 +100,11 @@ public struct ReplayProgress: Sendable, Hashable {
     case buildingState
   }
 
+  /// The step under way.
   public var step: Step
+  /// Events copied (`copyingLog`) or repositories written (`buildingState`) so far.
   public var completed: UInt64
+  /// What the step has to do in all, in the same unit.
   public var total: UInt64
 
   /// The step and the count, for people: "building the state: 131,072 of 1,000,000 repositories".

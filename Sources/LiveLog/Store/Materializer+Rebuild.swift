@@ -1,20 +1,19 @@
-import Dispatch
-import Foundation
 import LMDB
 
 /// Writing a whole state at once, for a replay: every repository is inserted once, in row order,
 /// into an empty store, so records and ids go in with `MDB_APPEND` and each posting list grows by
 /// one ascending run per transaction.
 extension Materializer {
+  /// Marks a store whose log a replay has copied but whose state it has not finished: such a
+  /// store refuses to open, since its queries would miss rows.
+  static let incompleteReplayKey = Array("replay_incomplete".utf8)
+
   /// Inserts the repositories of `chunk` — ascending rows, all past the rows already written —
-  /// with their records and index entries. `record` gives the record of an LSN's upsert; its
-  /// bytes must stay valid while the call lasts (they point into a read transaction's map).
+  /// with their records and the index entries computed from them.
   func insertInRowOrder(
-    _ chunk: ArraySlice<StoredRow>, _ txn: WriteTransaction,
-    record: (UInt64) throws -> UnsafeRawBufferPointer
+    _ chunk: ArraySlice<StoredRow>, records: [UnsafeRawBufferPointer], entries: [IndexEntries],
+    _ txn: WriteTransaction
   ) throws {
-    let records = try chunk.map { try record($0.lsn) }
-    let entries = try Self.entriesInParallel(of: records, rows: chunk.map(\.row))
     var indexes = IndexWriter(trigrams: trigrams, terms: terms, ordered: ordered)
     for (index, stored) in zip(records.indices, chunk) {
       guard stored.row <= UInt64(Row.max) else {
@@ -29,25 +28,8 @@ extension Materializer {
     try indexes.flush(txn)
   }
 
-  /// The index entries of each record, computed on every core: decoding and folding the text
-  /// is most of a rebuild's work that does not touch the database.
-  private static func entriesInParallel(
-    of records: [UnsafeRawBufferPointer], rows: [UInt64]
-  ) throws -> [IndexEntries] {
-    let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, records.count / 1_024))
-    let results = ParallelSlots<Result<IndexEntries, any Error>>(count: records.count)
-    let input = UncheckedSendable(records)
-    DispatchQueue.concurrentPerform(iterations: workers) { worker in
-      var index = worker
-      while index < input.value.count {
-        results.set(index, Result { try Materializer.entries(of: input.value[index], row: rows[index]) })
-        index += workers
-      }
-    }
-    return try results.values().map { try $0.get() }
-  }
-
-  /// Writes the id → (row, version) table of `stored` and the next row to hand out.
+  /// Writes the id → (row, version) table of `stored` and the next row to hand out, and clears
+  /// the mark of an unfinished replay.
   func insertRowsById(_ stored: [StoredRow], nextRow: UInt64, _ txn: WriteTransaction) throws {
     // The table's integer keys order as unsigned 64-bit values.
     for entry in stored.sorted(by: { UInt64(bitPattern: $0.id) < UInt64(bitPattern: $1.id) }) {
@@ -60,31 +42,11 @@ extension Materializer {
     try withUnsafeBytes(of: &next) { bytes in
       try Materializer.nextRowKey.withUnsafeBytes { try txn.put(meta, $0, bytes) }
     }
-  }
-}
-
-/// Slots written by parallel workers, each slot by one worker only, read after they all finish.
-/// The storage is allocated once, so writes to different slots never touch shared state.
-private final class ParallelSlots<Value>: @unchecked Sendable {
-  private let slots: UnsafeMutableBufferPointer<Value?>
-
-  init(count: Int) {
-    slots = .allocate(capacity: count)
-    slots.initialize(repeating: nil)
+    try txn.delete(meta, Materializer.incompleteReplayKey)
   }
 
-  deinit {
-    slots.deinitialize()
-    slots.deallocate()
+  /// Marks the store as the target of a replay that has not finished.
+  func markReplayIncomplete(_ txn: WriteTransaction) throws {
+    try txn.put(meta, Materializer.incompleteReplayKey, [1])
   }
-
-  func set(_ index: Int, _ value: Value) { slots[index] = value }
-
-  func values() -> [Value] { slots.compactMap { $0 } }
-}
-
-/// Read-only pointers into a read transaction's map, shared with the workers of one call.
-private struct UncheckedSendable<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
 }

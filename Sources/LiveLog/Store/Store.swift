@@ -58,6 +58,12 @@ public final class Store: Sendable {
       let trigrams = try environment.openDatabase(names.trigrams, create: create, in: txn)
       let terms = try environment.openDatabase(names.terms, create: create, in: txn)
       let ordered = try environment.openDatabase(names.ordered, create: create, in: txn)
+      if try txn.get(meta, Materializer.incompleteReplayKey) != nil {
+        throw StoreError.notAStore(
+          path: directory,
+          reason: "it is the target of a replay that did not finish (its log is ahead of its state); "
+            + "delete it and replay again")
+      }
       return (
         EventLog(database: log),
         Materializer(

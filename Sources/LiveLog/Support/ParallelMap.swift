@@ -1,0 +1,46 @@
+import Dispatch
+import Foundation
+
+/// Work spread over every core for pure computations on many independent items, such as decoding
+/// and indexing the records of a replay.
+enum ParallelMap {
+  /// `body(0) ..< body(count)`, in order, computed by up to one worker per core, each over a
+  /// contiguous range of at least `minimumPerWorker` items. The first error, by index, is thrown.
+  static func map<Value>(
+    _ count: Int, minimumPerWorker: Int = 1_024, _ body: @Sendable (Int) throws -> Value
+  ) throws -> [Value] {
+    let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / max(1, minimumPerWorker)))
+    let slots = Slots<Result<Value, any Error>>(count: count)
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+      let range = (count * worker / workers)..<(count * (worker + 1) / workers)
+      for index in range { slots.set(index, Result { try body(index) }) }
+    }
+    return try slots.values().map { try $0.get() }
+  }
+}
+
+/// Slots written by parallel workers, each slot by one worker only, read after they all finish.
+/// The storage is allocated once, so writes to different slots never touch shared state.
+private final class Slots<Value>: @unchecked Sendable {
+  private let storage: UnsafeMutableBufferPointer<Value?>
+
+  init(count: Int) {
+    storage = .allocate(capacity: count)
+    storage.initialize(repeating: nil)
+  }
+
+  deinit {
+    storage.deinitialize()
+    storage.deallocate()
+  }
+
+  func set(_ index: Int, _ value: Value) { storage[index] = value }
+
+  /// Every slot's value; each slot was set by the worker whose range holds it.
+  func values() -> [Value] {
+    storage.map { value in
+      guard let value else { preconditionFailure("a parallel worker left its slot empty") }
+      return value
+    }
+  }
+}
