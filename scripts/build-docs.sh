@@ -1,18 +1,20 @@
 #!/bin/sh
-# Builds a DocC archive of the public API with the toolchain's own docc, from the compiler's
-# symbol graphs (no plugin package needed). Output: .build/docs/LiveLog.doccarchive
+# Builds a DocC archive of the public API with the toolchain's own docc, from the symbol graphs
+# that `swift package dump-symbol-graph` emits (no plugin package needed; unlike a build with
+# -emit-symbol-graph, it emits them even when the modules are up to date).
+# Output: .build/docs/LiveLog.doccarchive
 set -eu
 cd "$(dirname "$0")/.."
 graphs=.build/docs/symbol-graphs
 rm -rf .build/docs
 mkdir -p "$graphs"
-for module in LiveLog Changesets LMDB; do
-  swift build --target "$module" \
-    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" \
-    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >/dev/null
+dumped=$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | sed -n 's/^Files written to //p')
+[ -d "$dumped" ] || { echo "swift package dump-symbol-graph wrote no symbol graphs" >&2; exit 1; }
+# Only the project's library modules: not the tests, not the modules they import.
+for module in LiveLog Changesets LMDB GitHubSearch; do
+  cp "$dumped/$module".symbols.json "$dumped/$module"@*.symbols.json "$graphs"/ 2>/dev/null || true
+  [ -f "$graphs/$module.symbols.json" ] || { echo "no symbol graph for $module" >&2; exit 1; }
 done
-# Only the project's modules: the compiler also emits graphs of the modules they import.
-find "$graphs" -name '*.symbols.json' ! -name 'LiveLog*' ! -name 'Changesets*' ! -name 'LMDB*' -delete
 docc convert Docs/LiveLog.docc \
   --additional-symbol-graph-dir "$graphs" \
   --output-path .build/docs/LiveLog.doccarchive \
