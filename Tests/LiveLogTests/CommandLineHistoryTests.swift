@@ -59,6 +59,25 @@ import Testing
     #expect(try tool.run(["replay", "--verify"]).stdout.contains("digest \(digest)"))
   }
 
+  /// A replay that meets a damaged event fails naming it, and takes the directory it made along.
+  @Test func aFailedReplayIntoANewDirectoryLeavesNothing() throws {
+    let (directory, tool) = try ingestedStore()
+    do {
+      let store = try Store(directory: directory.child("store"))
+      let lsn = try store.version() - 10
+      try store.environment.write { txn in
+        var bytes = try #require(try txn.get(store.log.database, lsn).map { Array($0) })
+        bytes[bytes.count / 2] ^= 0x40
+        try txn.put(store.log.database, lsn, bytes)
+      }
+    }
+    let target = directory.child("rebuilt")
+    let failed = try tool.run(["replay", "--into", target])
+    #expect(failed.status == 1, "\(failed.stderr)")
+    #expect(failed.stderr.contains("checksum"), "\(failed.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: target))
+  }
+
   @Test func diffAndAsOfFollowTheTetrisStream() throws {
     let (directory, tool) = try ingestedStore()
     defer { withExtendedLifetime(directory) {} }

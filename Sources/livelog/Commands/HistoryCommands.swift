@@ -66,13 +66,20 @@ let replayCommand = Command(
       into
       ?? FileManager.default.temporaryDirectory.appendingPathComponent("livelog-replay-\(UUID().uuidString)")
       .path
-    defer { if into == nil { try? FileManager.default.removeItem(atPath: directory) } }
+    // A directory this command creates goes again if the replay fails: what is left of a replay
+    // cut short is of no use (and refuses to open).
+    let created = !FileManager.default.fileExists(atPath: directory)
+    var succeeded = false
+    defer {
+      if into == nil || (created && !succeeded) { try? FileManager.default.removeItem(atPath: directory) }
+    }
     var options = StoreOptions()
     options.durability = .noSync
     let rebuilt = try store.replay(into: directory, through: target, options: options) { progress in
       bar.update(Int(progress.fractionOfStep * Double(max(target, 1))), detail: progress.description)
     }
     try rebuilt.sync()
+    succeeded = true
     bar.finish()
     let elapsed = Date().timeIntervalSince(started)
     let rate = elapsed > 0 ? Int(Double(target) / elapsed) : 0
