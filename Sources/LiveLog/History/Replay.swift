@@ -35,17 +35,18 @@ struct Replayer {
       batch.reserveCapacity(Int(end - next + 1))
       try snapshot.read { txn in
         try source.log.forEachRaw(from: next, through: end, txn) { lsn, bytes in
-          try tracker.follow(try EventCodec.header(bytes, lsn: lsn))
           batch.append((lsn, Array(bytes)))
           return true
         }
       }
-      // Every version is decoded once, not only the last: history must read too (as-of
-      // queries, diffs, export), and verification is where a bad one should come to light.
-      let events = batch
-      _ = try ParallelMap.map(events.count) { index in
-        try events[index].bytes.withUnsafeBytes { _ = try EventCodec.decode($0, lsn: events[index].lsn) }
+      // Every version is decoded (checksum, header and record), not only the last: history must
+      // read too (as-of queries, diffs, export), and verification is where a bad one should come
+      // to light.
+      let copied = batch
+      let events = try ParallelMap.map(copied.count) { index in
+        try copied[index].bytes.withUnsafeBytes { try EventCodec.decode($0, lsn: copied[index].lsn) }
       }
+      for event in events { try tracker.follow(event) }
       let isFirst = next == 1
       try target.environment.write { txn in
         if isFirst { try target.materializer.markReplayIncomplete(txn) }
@@ -124,26 +125,39 @@ struct RowTracker {
   private(set) var rows: [Int64: (row: UInt64, lsn: UInt64)] = [:]
   private(set) var nextRow: UInt64 = 1
 
-  mutating func follow(_ header: EventHeader) throws {
-    let lsn = header.lsn
-    let id = try header.id()
-    if let stored = rows[id] {
-      guard stored.row == header.row, stored.lsn == header.previousLSN else {
-        throw StoreError.corruptEvent(
+  mutating func follow(_ event: Event) throws {
+    let id = event.mutation.id
+    let isUpsert = if case .upsert = event.mutation { true } else { false }
+    let stored = rows[id]
+    try Self.check(
+      lsn: event.lsn, id: id, row: event.row, previousLSN: event.previousLSN, isUpsert: isUpsert,
+      stored: stored, nextRow: nextRow)
+    if let stored {
+      rows[id] = isUpsert ? (stored.row, event.lsn) : nil
+    } else {
+      rows[id] = (event.row, event.lsn)
+      nextRow += 1
+    }
+  }
+
+  /// Checks that an event agrees with the state it lands on: an id that is stored must be named
+  /// at its row and current version; a new one must be an upsert at the next row.
+  static func check(
+    lsn: UInt64, id: Int64, row: UInt64, previousLSN: UInt64?, isUpsert: Bool,
+    stored: (row: UInt64, lsn: UInt64)?, nextRow: UInt64
+  ) throws(StoreError) {
+    if let stored {
+      guard stored.row == row, stored.lsn == previousLSN else {
+        throw .corruptEvent(
           lsn: lsn,
-          reason:
-            "names row \(header.row) and version \(header.previousLSN.map(String.init) ?? "none"), but id \(id) "
+          reason: "names row \(row) and version \(previousLSN.map(String.init) ?? "none"), but id \(id) "
             + "is at row \(stored.row), version \(stored.lsn)")
       }
-      rows[id] = header.isUpsert ? (stored.row, lsn) : nil
     } else {
-      guard header.previousLSN == nil, header.isUpsert, header.row == nextRow else {
-        throw StoreError.corruptEvent(
-          lsn: lsn,
-          reason: "names row \(header.row) for id \(id), which is not stored (the next row is \(nextRow))")
+      guard previousLSN == nil, isUpsert, row == nextRow else {
+        throw .corruptEvent(
+          lsn: lsn, reason: "names row \(row) for id \(id), which is not stored (the next row is \(nextRow))")
       }
-      rows[id] = (header.row, lsn)
-      nextRow += 1
     }
   }
 
@@ -205,21 +219,11 @@ struct EventApplier {
     changes.reserveCapacity(events.count)
     for (header, bytes) in events {
       let lsn = header.lsn
-      func mismatch(_ reason: String) -> StoreError { .corruptEvent(lsn: lsn, reason: reason) }
       let id = header.id
       let stored = try materializer.row(of: id, txn)
-      if let stored {
-        guard stored.row == header.row, stored.lsn == header.previousLSN else {
-          throw mismatch(
-            "names row \(header.row) and version \(header.previousLSN.map(String.init) ?? "none"), but id \(id) "
-              + "is at row \(stored.row), version \(stored.lsn)")
-        }
-      } else {
-        guard header.previousLSN == nil, header.isUpsert, header.row == nextRow else {
-          throw mismatch(
-            "names row \(header.row) for id \(id), which is not stored (the next row is \(nextRow))")
-        }
-      }
+      try RowTracker.check(
+        lsn: lsn, id: id, row: header.row, previousLSN: header.previousLSN, isUpsert: header.isUpsert,
+        stored: stored, nextRow: nextRow)
       let old = try stored.flatMap { try materializer.record(at: $0.row, txn) }.map { Array($0) }
       let kind: RecordChange.Kind = header.isUpsert ? (stored == nil ? .inserted : .updated) : .deleted
       if kind == .inserted { nextRow += 1 }
