@@ -34,7 +34,7 @@ private struct ChangesetBenchmarks {
   static func batchCase(count: Int, deleted: Int, inserted: Int, shuffled: Int, seed: UInt64)
     -> (old: [UInt64], new: [UInt64])
   {
-    var rng = BenchmarkRandom(seed: seed)
+    var rng = SplitMix64(seed: seed)
     let old = (0..<UInt64(count)).map { $0 &* 2_654_435_761 % 1_000_000_007 }
     var new = old
     for _ in 0..<deleted { new.remove(at: Int.random(in: 0..<new.count, using: &rng)) }
@@ -100,7 +100,7 @@ private struct ChangesetBenchmarks {
   /// A result of `rows` repositories ordered by stars (descending), then name, then row id; each
   /// operation changes `changedRecords` of them (stars of most, one removal, one insertion).
   func sortedApply(rows count: Int, changedRecords: Int) throws {
-    var rng = BenchmarkRandom(seed: 42)
+    var rng = SplitMix64(seed: 42)
     var byID: [RepositoryRow?] = (0..<UInt64(count)).map { id in
       RepositoryRow(
         stars: Int64.random(in: 0..<200_000, using: &rng),
@@ -203,23 +203,6 @@ private struct RepositoryRow: Comparable, Sendable {
     if a.stars != b.stars { return a.stars > b.stars }
     if a.fullName != b.fullName { return a.fullName < b.fullName }
     return a.rowID < b.rowID
-  }
-}
-
-/// SplitMix64, so that the benchmark data do not depend on the platform's generator.
-private struct BenchmarkRandom: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9e37_79b9_7f4a_7c15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-    z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-    return z ^ (z >> 31)
   }
 }
 
