@@ -6,6 +6,7 @@ import LiveLog
 #endif
 
 let commands: [Command] = [
+  collectionCommand,
   ingestCommand,
   queryCommand,
   explainCommand,
@@ -21,7 +22,8 @@ let commands: [Command] = [
 ]
 
 let toolHelp = """
-  livelog — an event-sourced store of GitHub repositories with live queries
+  livelog — an event-sourced store of records (GitHub repositories and any collection you
+  declare) with live queries
 
   usage: livelog [--store DIR] [--max-map-size SIZE] <command> [options]
 
@@ -113,6 +115,14 @@ func run() -> Int32 {
     output.flush()
     printError("error: \(error)\nnothing was written.")
     return 2
+  } catch let error as SchemaError {
+    output.flush()
+    printError("error: \(error)")
+    return 2
+  } catch let error as StoreError where error.isUsageError {
+    output.flush()
+    printError("error: \(error)")
+    return 2
   } catch let error as ExitStatus {
     output.flush()
     if !error.message.isEmpty { printError(error.message) }
@@ -135,6 +145,16 @@ func byteCount(_ text: String) -> Int? {
   }
   guard let value = Int(digits), value >= 0, value <= Int.max >> shift else { return nil }
   return value << shift
+}
+
+extension StoreError {
+  /// Errors of the command's arguments rather than of the store: exit status 2.
+  var isUsageError: Bool {
+    switch self {
+    case .unknownCollection, .invalidRecord, .versionsReversed: true
+    default: false
+    }
+  }
 }
 
 /// Ends a command with a given status and message, for outcomes that are not exceptions.

@@ -1,10 +1,12 @@
 import LMDB
 
-/// One repository's change in a commit, as live queries consume it: read back from the log, so
+/// One record's change in a commit, as live queries consume it: read back from the log, so
 /// that commits of this process and of others arrive the same way.
 struct CommittedChange: Sendable {
+  /// The collection's name.
+  var collection: String
   var row: Row
-  /// The record's fields after the change; `nil` for a delete.
+  /// The record's fields after the change (by slot); `nil` for a delete.
   var values: [FieldValue]?
 }
 
@@ -16,22 +18,30 @@ struct CommittedBatch: Sendable {
 }
 
 extension EventLog {
-  /// The commits after `version` through `last`, each record decoded once for every live query.
-  func commits(after version: UInt64, through last: UInt64, _ txn: some ReadableTransaction) throws
-    -> [CommittedBatch]
-  {
+  /// The commits after `version` through `last`, each record decoded once (with its collection's
+  /// current schema) for every live query. Only the changes of `collections` (names) are kept;
+  /// schema events change no record.
+  func commits(
+    after version: UInt64, through last: UInt64, catalog: CatalogState, collections: Set<String>,
+    _ txn: some ReadableTransaction
+  ) throws -> [CommittedBatch] {
     var batches: [CommittedBatch] = []
     var current = CommittedBatch(firstLSN: version + 1, lastLSN: version, changes: [])
     try forEachHeader(from: version + 1, through: last, txn) { header in
-      var values: [FieldValue]?
-      if header.isUpsert {
-        do {
-          values = try RecordCodec.decode(header.payload, schema: Repository.schema)
-        } catch {
-          throw StoreError.corruptEvent(lsn: header.lsn, reason: "\(error)")
+      if header.kind != .schema, let collection = catalog.collection(id: header.collection),
+        collections.contains(collection.name)
+      {
+        var values: [FieldValue]?
+        if header.isUpsert {
+          do {
+            values = try RecordCodec.decode(header.payload, schema: collection.schema)
+          } catch {
+            throw StoreError.corruptEvent(lsn: header.lsn, reason: "\(error)")
+          }
         }
+        current.changes.append(
+          CommittedChange(collection: collection.name, row: Row(truncatingIfNeeded: header.row), values: values))
       }
-      current.changes.append(CommittedChange(row: Row(truncatingIfNeeded: header.row), values: values))
       current.lastLSN = header.lsn
       if header.endsCommit {
         batches.append(current)
@@ -39,7 +49,7 @@ extension EventLog {
       }
     }
     // Events after the last commit end belong to a commit that replay or import cut short.
-    if !current.changes.isEmpty { batches.append(current) }
+    if current.lastLSN > current.firstLSN - 1 { batches.append(current) }
     return batches
   }
 }

@@ -20,6 +20,15 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case diskFull(path: String, reason: String)
   /// The store's files may not be read (or, for a write, written) by this process.
   case accessDenied(path: String, reason: String)
+  /// The store has the format of an older LiveLog and must be opened for writing once, which
+  /// upgrades it, before it can be read.
+  case upgradeRequired(path: String, found: Int)
+  /// A record does not fit its collection's schema; nothing of the commit was written.
+  case invalidRecord(collection: String, field: String, reason: String)
+  /// A range of versions whose start is after its end.
+  case versionsReversed(from: UInt64, to: UInt64)
+  /// The store has no collection of this name.
+  case unknownCollection(name: String, known: [String])
 
   public var description: String {
     switch self {
@@ -46,6 +55,17 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         + "is unchanged. Free some space and try again"
     case .accessDenied(let path, let reason):
       "\(path) cannot be opened: \(reason). Check the permissions of the directory and its files"
+    case .upgradeRequired(let path, let found):
+      "\(path) holds a store of format \(found), written by an older LiveLog; open it once for writing "
+        + "(for example `livelog --store \(path) collection list`), which upgrades it in place"
+    case .invalidRecord(let collection, let field, let reason):
+      "collection '\(collection)', field '\(field)': the record \(reason); nothing of the commit was written"
+    case .versionsReversed(let from, let to):
+      "the range of versions from \(from) to \(to) runs backwards; give the earlier version first"
+    case .unknownCollection(let name, let known):
+      "the store has no collection '\(name)'"
+        + (known.isEmpty ? "; it has none yet" : "; it has: \(known.joined(separator: ", "))")
+        + ". Create one with `livelog collection create NAME --schema FILE`"
     }
   }
 }

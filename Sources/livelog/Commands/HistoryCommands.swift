@@ -85,7 +85,7 @@ let replayCommand = Command(
     let rate = elapsed > 0 ? Int(Double(target) / elapsed) : 0
     output.line(
       "replayed \(grouped(target)) events in \(seconds(since: started)) (\(grouped(rate)) events/s); "
-        + "\(grouped(try rebuilt.count())) repositories; digest \(try rebuilt.digest())")
+        + "\(grouped(try rebuilt.collections().reduce(0) { $0 + $1.records })) records; digest \(try rebuilt.digest())")
     if into != nil { output.line("rebuilt store: \(directory)") }
     return 0
   }
@@ -123,14 +123,17 @@ let diffCommand = Command(
   name: "diff",
   summary: "the changeset of a query between two versions of the store",
   help: """
-    usage: livelog diff 'PREDICATE' [--sort FIELD[:asc|:desc]]... --from LSN --to LSN [--format text|json]
+    usage: livelog diff 'PREDICATE' [--collection NAME] [--sort FIELD[:asc|:desc]]... --from LSN --to LSN
+                        [--format text|json] [--ids]
 
     Runs the query as of both versions and prints the changeset that turns the first result into
     the second: deletions and modifications index the result at --from, insertions and
     modifications_new the result at --to, moves are (from, to) pairs (UIKit batch-update
-    semantics). json: one object with the keys of `watch` plus "from" and "to".
+    semantics). json: one object with the keys of `watch` plus "from" and "to". --ids adds
+    the keys of the records at --to.
     """,
   run: { arguments, context in
+    let collection = try CollectionOption(&arguments)
     let sorts = try arguments.values("--sort")
     guard let from = try arguments.integer("--from", in: UInt64(0)...UInt64.max),
       let to = try arguments.integer("--to", in: UInt64(0)...UInt64.max)
@@ -142,23 +145,23 @@ let diffCommand = Command(
       throw UsageError(message: "diff needs exactly one PREDICATE (quote it)")
     }
     guard from <= to else { throw UsageError(message: "--from \(from) is after --to \(to)") }
-    let query = try parsedQuery(text, sorts: sorts, limit: nil)
     let store = try context.openStore(readOnly: true)
-    let diff = try store.diff(query, from: from, to: to)
-    let ids = withIDs || format == "text" ? try diff.to.ids() : nil
+    let query = try collection.query(text, in: store, sorts: sorts, limit: nil)
+    let diff = try collection.objects(in: store).with(query).diff(from: from, to: to)
+    let ids = withIDs || format == "text" ? try diff.to.keys() : nil
     if format == "json" {
       var line = ChangesetJSON.object(
         kind: "diff", lsn: to, count: diff.to.count, changeset: diff.changeset, ids: withIDs ? ids : nil)
       line.removeLast()
       context.output.line(line + ",\"from\":\(from),\"to\":\(to)}")
     } else {
-      let before = try diff.from.ids()
+      let before = try diff.from.keys()
       context.output.line("\(query.text): \(diff.from.count) results at \(from), \(diff.to.count) at \(to)")
       for index in diff.changeset.deletionsExcludingMoves {
         context.output.line("- [\(index)] \(before[index])")
       }
       for index in diff.changeset.insertionsExcludingMoves {
-        context.output.line("+ [\(index)] \(ids?[index] ?? 0)")
+        context.output.line("+ [\(index)] \(ids.map { $0[index].description } ?? "?")")
       }
       for (old, new) in zip(diff.changeset.modifications, diff.changeset.modificationsNew) {
         context.output.line("~ [\(old)→\(new)] \(before[old])")
@@ -175,18 +178,22 @@ let exportCommand = Command(
   name: "export",
   summary: "write the log as portable NDJSON",
   help: """
-    usage: livelog export [--from LSN]
+    usage: livelog export [--from LSN] [--collection NAME]
 
-    Writes one JSON object per event to standard output: lsn, time, time_us, op, id, row,
-    previous (the LSN of the version replaced), commit_end, record (upserts) and checksum (the
-    event's CRC-32C). The same log always exports to the same bytes. `livelog import` reads it
-    back; `export --from N` sends a follower what it lacks.
+    Writes one JSON object per event to standard output: lsn, time, time_us, format, collection,
+    schema_version, op (upsert, delete or schema), key, row, previous (the LSN of the version
+    replaced), commit_end, record (upserts, shaped by the event's schema version), schema
+    (schema events: the new version) and checksum (the event's CRC-32C). The same log always
+    exports to the same bytes. `livelog import` reads it back; `export --from N` sends a follower
+    what it lacks. With --collection, only that collection's events (such an export is for
+    reading, not for import, which needs every event).
     """,
   run: { arguments, context in
     let from = try arguments.integer("--from", in: UInt64(1)...UInt64.max) ?? 1
+    let collection = try arguments.value("--collection")
     try arguments.finish()
     let store = try context.openStore(readOnly: true)
-    try store.export(from: from) { context.output.line(bytes: $0) }
+    try store.export(from: from, collection: collection) { context.output.line(bytes: $0) }
     return 0
   }
 )
@@ -218,21 +225,6 @@ let importCommand = Command(
     return 0
   }
 )
-
-/// A query from the command line: the predicate, then `--sort` keys and `--limit`.
-func parsedQuery(_ text: String, sorts: [String], limit: Int?) throws -> Query {
-  var query = try Query(parsing: text)
-  for sort in sorts {
-    let parts = sort.split(separator: ":", maxSplits: 1).map(String.init)
-    let direction = parts.count > 1 ? parts[1].lowercased() : "asc"
-    guard direction == "asc" || direction == "desc", let field = parts.first else {
-      throw UsageError(message: "--sort takes FIELD, FIELD:asc or FIELD:desc, not '\(sort)'")
-    }
-    query = try query.sorted(by: field, ascending: direction == "asc")
-  }
-  if let limit { query = query.limit(limit) }
-  return query
-}
 
 func seconds(since start: Date) -> String {
   String(format: "%.2f s", Date().timeIntervalSince(start))

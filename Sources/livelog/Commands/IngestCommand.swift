@@ -5,27 +5,30 @@ let ingestCommand = Command(
   name: "ingest",
   summary: "add repositories from search responses, JSON arrays, NDJSON or CSV",
   help: """
-    usage: livelog ingest [--batch N] [--format text|json] [--input-format FORMAT]
+    usage: livelog ingest [--collection NAME] [--batch N] [--format text|json] [--input-format FORMAT]
                           [--durability durable|no-meta-sync|no-sync] [--every-version]
                           [--progress-lsn] FILE...
 
     Reads each FILE (- for standard input) and commits its mutations: a search-API response
-    ({"items": [...]}), a JSON array of repositories, NDJSON whose lines are repositories,
-    {"upsert": {...}} or {"delete": ID}, or CSV whose header names API fields.
+    ({"items": [...]}), a JSON array of records, NDJSON whose lines are records,
+    {"upsert": {...}} or {"delete": KEY}, or CSV whose header names fields. Records are
+    repositories (GitHub's API objects), or with --collection objects shaped by that
+    collection's schema (see `livelog collection`); KEY is the primary key's JSON value.
 
     Every input is checked completely before anything is committed: a malformed record stops the
     ingest with exit status 2, a message naming file, line, column and field, and nothing written.
     Each file is one atomic commit, or with --batch N each run of N mutations. Within a commit
-    the last mutation on an id wins; an upsert identical to the stored repository writes no event.
+    the last mutation on a key wins; an upsert identical to the stored record writes no event.
 
     options:
+      --collection NAME    the collection to ingest into (default: repositories)
       --batch N            commit every N mutations instead of once per file
       --format text|json   the summary as text (default) or one JSON object with first_lsn,
                            last_lsn, inserted, updated, unchanged, deleted, commits
       --input-format F     search-response, array, ndjson or csv (default: detected)
       --durability D       durable (default: fsync every commit), no-meta-sync, or no-sync
                            (fastest; an operating-system crash may lose recent commits)
-      --every-version      commit every input's version of a repository, even when a later
+      --every-version      commit every input's version of a record, even when a later
                            input of this ingest replaces it (to record observations as history)
       --progress-lsn       print each commit's last LSN on its own line as soon as it is
                            committed (before the summary), for drivers that must know what
@@ -35,6 +38,7 @@ let ingestCommand = Command(
     commits before it are kept, and the message names them.
     """,
   run: { arguments, context in
+    let collection = try CollectionOption(&arguments)
     let batchSize = try arguments.integer("--batch", in: 1...10_000_000)
     let format = try arguments.choice("--format", ["text", "json"]) ?? "text"
     let inputFormat = try arguments.choice("--input-format", InputFormat.allCases.map(\.rawValue))
@@ -47,6 +51,18 @@ let ingestCommand = Command(
       throw UsageError(message: "ingest needs at least one FILE (- for standard input)")
     }
 
+    var options = StoreOptions()
+    switch durability {
+    case "no-meta-sync": options.durability = .noMetaSync
+    case "no-sync": options.durability = .noSync
+    default: options.durability = .durable
+    }
+    // Repositories are read without the store, which is opened (and created) only once the
+    // input has passed its checks; another collection's schema is the store's.
+    var opened: Store?
+    if !collection.isRepositories { opened = try context.openStore(durability: options) }
+    let input = try opened.map { try collection.input(in: $0) } ?? RecordInput(Repository.self)
+
     // Check everything before writing anything.
     let files = try paths.map { try RecordFile(path: $0, format: inputFormat) }
     let totalBytes = files.reduce(0) { $0 + $1.byteCount }
@@ -54,14 +70,14 @@ let ingestCommand = Command(
     var kept: [[Mutation]?] = []
     var keptCount = 0
     var checkedBytes = 0
-    // The position, in the whole input stream, of the last mutation of each id.
-    var lastPosition: [Int64: Int] = [:]
+    // The position, in the whole input stream, of the last mutation of each key.
+    var lastPosition: [PrimaryKey?: Int] = [:]
     var position = 0
     for file in files {
       var mutations: [Mutation] = []
       var keep = keptCount < 500_000
-      try file.forEachMutation { mutation, bytesRead in
-        lastPosition[mutation.id] = position
+      try file.forEachMutation(for: input) { mutation, bytesRead in
+        lastPosition[mutation.key] = position
         position += 1
         if keep {
           mutations.append(mutation)
@@ -78,13 +94,7 @@ let ingestCommand = Command(
     }
     checking.finish()
 
-    var options = StoreOptions()
-    switch durability {
-    case "no-meta-sync": options.durability = .noMetaSync
-    case "no-sync": options.durability = .noSync
-    default: options.durability = .durable
-    }
-    let store = try context.openStore(durability: options)
+    let store = try opened ?? context.openStore(durability: options)
     let writing = ProgressBar("ingesting", total: totalBytes)
     var total = CommitSummary()
     var lines: [String] = []
@@ -94,7 +104,7 @@ let ingestCommand = Command(
     /// Whether a later mutation of this ingest replaces the one at `position`.
     func isSuperseded(_ mutation: Mutation) -> Bool {
       defer { position += 1 }
-      return !everyVersion && lastPosition[mutation.id] != position
+      return !everyVersion && lastPosition[mutation.key] != position
     }
     for (index, file) in files.enumerated() {
       var fileSummary = CommitSummary()
@@ -124,7 +134,7 @@ let ingestCommand = Command(
       } else {
         var pending: [Mutation] = []
         let limit = batchSize ?? Int.max
-        try file.forEachMutation { mutation, bytesRead in
+        try file.forEachMutation(for: input) { mutation, bytesRead in
           if isSuperseded(mutation) { return }
           pending.append(mutation)
           if pending.count >= limit {
@@ -144,7 +154,7 @@ let ingestCommand = Command(
     writing.finish()
 
     let version = try store.version()
-    let count = try store.count()
+    let count = try store.count(in: collection.name)
     if format == "json" {
       var object: [String] = []
       object.append("\"first_lsn\":\(total.firstLSN.map(String.init) ?? "null")")
@@ -160,8 +170,8 @@ let ingestCommand = Command(
       for line in lines { context.output.line(line) }
       if files.count > 1 { context.output.line("total: \(describe(total))") }
       let plural = total.commits == 1 ? "" : "s"
-      context.output.line(
-        "\(total.commits) commit\(plural); store version \(version); \(grouped(count)) repositories")
+      let records = collection.isRepositories ? "repositories" : "records in \(collection.name)"
+      context.output.line("\(total.commits) commit\(plural); store version \(version); \(grouped(count)) \(records)")
     }
     return 0
   }

@@ -3,25 +3,28 @@ import LiveLog
 
 let queryCommand = Command(
   name: "query",
-  summary: "print the repositories that match a predicate",
+  summary: "print the records that match a predicate",
   help: """
-    usage: livelog query 'PREDICATE' [--sort FIELD[:asc|:desc]]... [--limit N] [--as-of LSN]
-                         [--format table|json|ndjson]
+    usage: livelog query 'PREDICATE' [--collection NAME] [--sort FIELD[:asc|:desc]]... [--limit N]
+                         [--as-of LSN] [--format table|json|ndjson]
 
-    PREDICATE is NSPredicate / Realm query language over the API's field names, e.g.
+    PREDICATE is NSPredicate / Realm query language over the collection's field names (for
+    repositories, the API's), e.g.
       full_name CONTAINS[c] 'anim' AND language == 'Swift'
       stargazers_count BETWEEN {100, 1000} AND NOT fork == true
       ANY topics == 'ios' SORT(stargazers_count DESC) LIMIT(10)
     (see Docs/QueryLanguage.md). Without a sort, results come in insertion order.
 
     options:
+      --collection NAME         the collection to query (default: repositories)
       --sort FIELD[:asc|:desc]  sort key, repeatable; after any SORT(...) in the predicate
       --limit N                 at most N results
       --as-of LSN               the results the store gave at version LSN
-      --format F                table (default), json (an array of repository objects in the
-                                API's shape) or ndjson (one object per line)
+      --format F                table (default), json (an array of record objects shaped by the
+                                schema: for repositories, the API's) or ndjson (one object per line)
     """,
   run: { arguments, context in
+    let collection = try CollectionOption(&arguments)
     let sorts = try arguments.values("--sort")
     let limit = try arguments.integer("--limit", in: 0...Int.max)
     let asOf = try arguments.integer("--as-of", in: UInt64(0)...UInt64.max)
@@ -30,36 +33,32 @@ let queryCommand = Command(
     guard positional.count == 1, let text = positional.first else {
       throw UsageError(message: "query needs exactly one PREDICATE (quote it)")
     }
-    let query = try parsedQuery(text, sorts: sorts, limit: limit)
     let store = try context.openStore(readOnly: true)
+    let query = try collection.query(text, in: store, sorts: sorts, limit: limit)
     if let asOf, asOf > (try store.version()) {
       throw UsageError(message: "--as-of \(asOf) is past the store's version \(try store.version())")
     }
-    let results = try store.results(query, asOf: asOf)
+    var results = try collection.objects(in: store).with(query)
+    if let asOf { results = results.asOf(asOf) }
+    try results.evaluate()
     let output = context.output
     switch format {
     case "json":
       output.write("[")
       for index in results.indices {
         if index > 0 { output.write(",\n") }
-        output.write(try results.repository(at: index).json)
+        output.write(try results.record(at: index).json)
       }
       output.line("]")
     case "ndjson":
-      for index in results.indices { output.line(bytes: try results.repository(at: index).jsonBytes) }
+      for index in results.indices { output.line(bytes: try results.record(at: index).jsonBytes) }
     default:
-      var rows: [[String]] = [["FULL NAME", "LANGUAGE", "STARS", "DESCRIPTION"]]
-      for index in results.indices {
-        let repository = try results.repository(at: index)
-        rows.append([
-          repository.fullName, repository.language ?? "-", repository.stargazersCount.map(grouped) ?? "-",
-          repository.description.map { String($0.prefix(60)) } ?? "",
-        ])
-      }
-      printTable(rows, to: output)
-      output.line(
-        "\(grouped(results.count)) repositor\(results.count == 1 ? "y" : "ies") (store version \(results.version))"
-      )
+      let records = try results.indices.map { try results.record(at: $0) }
+      printTable(RecordText.table(records, schema: results.schema), to: output)
+      let noun =
+        collection.isRepositories
+        ? "repositor\(results.count == 1 ? "y" : "ies")" : "record\(results.count == 1 ? "" : "s") of \(collection.name)"
+      output.line("\(grouped(results.count)) \(noun) (store version \(results.version))")
     }
     return 0
   }
@@ -69,20 +68,26 @@ let explainCommand = Command(
   name: "explain",
   summary: "show how a query is answered: indexes, estimates and candidates",
   help: """
-    usage: livelog explain 'PREDICATE'
+    usage: livelog explain 'PREDICATE' [--collection NAME]
 
     Runs the query and prints its plan: which index serves which part, the rows each part was
     estimated to produce and did produce, which parts were left to a per-row check, and how many
     records were read to check candidates.
     """,
   run: { arguments, context in
+    let collection = try CollectionOption(&arguments)
     let positional = try arguments.remaining()
     guard positional.count == 1, let text = positional.first else {
       throw UsageError(message: "explain needs exactly one PREDICATE (quote it)")
     }
-    let query = try Query(parsing: text)
     let store = try context.openStore(readOnly: true)
-    let explanation = try store.explain(query)
+    let query = try collection.query(text, in: store, sorts: [], limit: nil)
+    guard try store.schema(of: collection.name) != nil else {
+      context.output.line("query: \(query.text)")
+      context.output.line("the store holds no \(collection.name) yet: no rows")
+      return 0
+    }
+    let explanation = try store.explain(query, in: collection.name)
     let output = context.output
     output.line("query: \(query.text)")
     for step in explanation.steps {

@@ -5,18 +5,28 @@ let statsCommand = Command(
   name: "stats",
   summary: "counts, sizes, version and map usage of the store",
   help: """
-    usage: livelog stats [--format text|json]
+    usage: livelog stats [--collection NAME] [--format text|json]
 
-    Prints the store's version (last LSN), the number of repositories and events, the size of
-    each database, the memory map's use and the reader slots: readers_used is LMDB's high-water
+    Prints the store's version (last LSN), the number of records (of each collection) and
+    events, the size of each database, the memory map's use and the reader slots: readers_used is LMDB's high-water
     mark of slots, readers_active the slots held now by other processes' read transactions, and
     stale_readers_cleared the slots of dead processes that opening the store just cleared.
+    With --collection, the counts and databases of that collection only.
     """,
   run: { arguments, context in
     let format = try arguments.choice("--format", ["text", "json"]) ?? "text"
+    let only = try arguments.value("--collection")
     try arguments.finish()
     let store = try context.openStore(readOnly: true)
-    let stats = try store.statistics()
+    var stats = try store.statistics()
+    if let only {
+      guard stats.collections.contains(where: { $0.name == only }) else {
+        throw StoreError.unknownCollection(name: only, known: stats.collections.map(\.name))
+      }
+      stats.collections = stats.collections.filter { $0.name == only }
+      stats.records = stats.collections.reduce(0) { $0 + $1.records }
+      stats.databases = stats.databases.filter { $0.name.hasPrefix(only + ".") }
+    }
     if format == "json" {
       var parts = [
         "\"path\":\(jsonString(store.directory))", "\"format\":\(stats.format)",
@@ -26,6 +36,10 @@ let statsCommand = Command(
         "\"readers_used\":\(stats.readersUsed)", "\"max_readers\":\(stats.maxReaders)",
         "\"readers_active\":\(stats.readersActive)", "\"stale_readers_cleared\":\(stats.staleReadersCleared)",
       ]
+      let collections = stats.collections.map {
+        "\(jsonString($0.name)):{\"records\":\($0.records),\"schema_version\":\($0.schemaVersion),\"bytes\":\($0.bytes)}"
+      }
+      parts.append("\"collections\":{\(collections.joined(separator: ","))}")
       let databases = stats.databases.map {
         "\(jsonString($0.name)):{\"entries\":\($0.entries),\"bytes\":\($0.bytes)}"
       }
@@ -36,6 +50,12 @@ let statsCommand = Command(
       out.line("store:        \(store.directory) (format \(stats.format))")
       out.line("version:      \(stats.version) (last LSN)")
       out.line("records:      \(grouped(stats.records))")
+      for collection in stats.collections {
+        out.line(
+          "  \(collection.name.padding(toLength: 22, withPad: " ", startingAt: 0))"
+            + "\(grouped(collection.records).leftPadded(10)) records  schema v\(collection.schemaVersion)  "
+            + byteSize(collection.bytes))
+      }
       out.line("events:       \(grouped(stats.events))")
       let percent = stats.mapSize > 0 ? Double(stats.mapUsed) * 100 / Double(stats.mapSize) : 0
       out.line(
@@ -48,7 +68,7 @@ let statsCommand = Command(
       out.line("databases:")
       for database in stats.databases {
         out.line(
-          "  \(database.name.padding(toLength: 14, withPad: " ", startingAt: 0))"
+          "  \(database.name.padding(toLength: 34, withPad: " ", startingAt: 0))"
             + "\(grouped(database.entries).leftPadded(12)) entries  \(byteSize(database.bytes).leftPadded(10))"
         )
       }

@@ -7,13 +7,14 @@ let watchCommand = Command(
   name: "watch",
   summary: "print a query's results, then a changeset for each commit that changes them",
   help: """
-    usage: livelog watch 'PREDICATE' [--sort FIELD[:asc|:desc]]... [--limit N] [--from LSN]
-                         [--until LSN] [--key-paths FIELD,...] [--format text|json] [--ids]
+    usage: livelog watch 'PREDICATE' [--collection NAME] [--sort FIELD[:asc|:desc]]... [--limit N]
+                         [--from LSN] [--until LSN] [--key-paths FIELD,...] [--format text|json] [--ids]
 
     Prints the initial result, then one changeset per commit that changes it, whoever commits
     (this or another process; others' commits are seen within about 10 ms). Commits that leave the
     result as it is print nothing.
 
+      --collection N   the collection to watch (default: repositories)
       --from LSN       start from the result at version LSN and print one changeset for each
                        later commit, catching up from the log, then go on live
       --until LSN      exit after the store reaches version LSN
@@ -21,9 +22,10 @@ let watchCommand = Command(
       --format json    one object per line, flushed per line: {"kind": "initial"|"update",
                        "lsn", "count", "deletions", "insertions", "modifications",
                        "modifications_new", "moves": [[from, to], ...], "ids"?}
-      --ids            include the ids of the results after each change
+      --ids            include the keys of the results after each change
     """,
   run: { arguments, context in
+    let collection = try CollectionOption(&arguments)
     let sorts = try arguments.values("--sort")
     let limit = try arguments.integer("--limit", in: 0...Int.max)
     let from = try arguments.integer("--from", in: UInt64(0)...UInt64.max)
@@ -35,8 +37,8 @@ let watchCommand = Command(
     guard positional.count == 1, let text = positional.first else {
       throw UsageError(message: "watch needs exactly one PREDICATE (quote it)")
     }
-    let query = try parsedQuery(text, sorts: sorts, limit: limit)
     let store = try context.openStore(readOnly: true)
+    let query = try collection.query(text, in: store, sorts: sorts, limit: limit)
     if let from, from > (try store.version()) {
       throw UsageError(message: "--from \(from) is past the store's version \(try store.version())")
     }
@@ -44,7 +46,7 @@ let watchCommand = Command(
     output.lineBuffered = true
     let printer = DispatchQueue(label: "livelog.watch")
     let failure = Mutex<String?>(nil)
-    let token = try store.objects(Repository.self).with(query).observe(
+    let token = try collection.objects(in: store).with(query).observe(
       keyPaths: keyPaths, since: from, coalescing: false, on: printer
     ) { change in
       do {
@@ -67,9 +69,9 @@ let watchCommand = Command(
 )
 
 /// Prints one delivery of a live query as `watch` does (also used by `search --once`).
-func printChange(_ change: ResultsChange, format: String, withIDs: Bool, to output: Output) throws {
+func printChange(_ change: ResultsChange<RecordValues>, format: String, withIDs: Bool, to output: Output) throws {
   let results = change.results
-  let ids = withIDs ? try results.ids() : nil
+  let ids = withIDs ? try results.keys() : nil
   switch (change, format) {
   case (.initial, "json"):
     output.line(
@@ -81,20 +83,20 @@ func printChange(_ change: ResultsChange, format: String, withIDs: Bool, to outp
         kind: "update", lsn: results.version, count: results.count, changeset: changeset, ids: ids))
   case (.initial, _):
     output.line("initial at \(results.version): \(results.count) results")
-    for index in results.indices { output.line("  [\(index)] \(try results.repository(at: index).fullName)") }
+    for index in results.indices { output.line("  [\(index)] \(RecordText.title(try results.record(at: index)))") }
   case (.update(_, let changeset), _):
     output.line(
       "update at \(results.version): \(results.count) results; \(changeset.deletionsExcludingMoves.count) deleted, "
         + "\(changeset.insertionsExcludingMoves.count) inserted, \(changeset.modifications.count) modified, "
         + "\(changeset.moves.count) moved")
     for index in changeset.insertionsExcludingMoves {
-      output.line("  + [\(index)] \(try results.repository(at: index).fullName)")
+      output.line("  + [\(index)] \(RecordText.title(try results.record(at: index)))")
     }
     for index in changeset.modificationsNew {
-      output.line("  ~ [\(index)] \(try results.repository(at: index).fullName)")
+      output.line("  ~ [\(index)] \(RecordText.title(try results.record(at: index)))")
     }
     for move in changeset.moves {
-      output.line("  ↕ [\(move.from)→\(move.to)] \(try results.repository(at: move.to).fullName)")
+      output.line("  ↕ [\(move.from)→\(move.to)] \(RecordText.title(try results.record(at: move.to)))")
     }
     for index in changeset.deletionsExcludingMoves { output.line("  - [\(index)]") }
   }

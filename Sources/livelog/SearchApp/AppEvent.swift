@@ -13,7 +13,7 @@ enum AppEvent: Sendable {
   /// SIGTERM, SIGHUP or SIGINT from outside: quit, restoring the terminal.
   case terminate
   /// A delivery of the live query bound as `generation` (older generations are dropped).
-  case results(generation: UInt64, ResultsChange)
+  case results(generation: UInt64, ResultsChange<Repository>)
   /// What the search coordinator says about GitHub.
   case search(SearchEvent)
   /// A highlight may have ended.

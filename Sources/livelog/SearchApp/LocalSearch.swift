@@ -11,8 +11,8 @@ enum LocalSearch {
   ///
   /// The language compares case-insensitively (`==[c]`): GitHub's `language:` qualifier does, so
   /// a search typed as `--language assembly` must find repositories GitHub files as `Assembly`.
-  static func results(in store: Store, for query: SearchQuery) throws(QueryError) -> Results {
-    let all = store.objects(Repository.self)
+  static func results(in store: Store, for query: SearchQuery) throws -> Results<Repository> {
+    let all = try store.objects(Repository.self)
     let term = query.normalizedTerm
     let filtered =
       if let language = query.language.name {

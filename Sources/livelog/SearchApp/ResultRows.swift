@@ -33,13 +33,13 @@ protocol ResultRows: Sendable {
 
 /// A live query's results as table rows; each access decodes one record of the results' snapshot.
 struct LiveResultRows: ResultRows {
-  let results: Results
+  let results: Results<Repository>
 
   var count: Int { results.count }
 
   func row(at position: Int) -> DisplayRow {
     do {
-      return DisplayRow(try results.repository(at: position))
+      return DisplayRow(try results.record(at: position))
     } catch {
       // A damaged record must not take the screen down; the row says what happened.
       return DisplayRow(id: -1, fullName: "<unreadable record: \(error)>")

@@ -144,7 +144,7 @@ final class SearchApp {
     }
   }
 
-  private func take(_ change: ResultsChange) {
+  private func take(_ change: ResultsChange<Repository>) {
     switch change {
     case .initial(let results):
       session.showInitial(LiveResultRows(results: results))

@@ -29,7 +29,7 @@ struct SearchOnce {
     let withIDs = self.withIDs
     let token = try results.observe(coalescing: false, on: printer) { change in
       do {
-        try printChange(change, format: format, withIDs: withIDs, to: output)
+        try printChange(change.recordValues, format: format, withIDs: withIDs, to: output)
       } catch {
         state.withLock { $0.failure = "\(error)" }
       }
@@ -71,7 +71,9 @@ struct SearchOnce {
     if let failure { throw ExitStatus(status: 1, message: "error: \(failure)") }
     if updates == 0 {
       let now = try LocalSearch.results(in: store, for: query)
-      try printer.sync { try printChange(.update(now, .empty), format: format, withIDs: withIDs, to: output) }
+      try printer.sync {
+        try printChange(.update(now.recordValues, .empty), format: format, withIDs: withIDs, to: output)
+      }
     }
     if let failure = pages.failure {
       throw ExitStatus(status: 1, message: "error: a later page failed: \(failure.message)")

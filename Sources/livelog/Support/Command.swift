@@ -7,12 +7,24 @@ struct CommandContext {
   var maximumMapSize: Int? = nil
   var output: Output
 
-  /// Opens the store, read-only when the command only reads.
+  /// Opens the store, read-only when the command only reads. A store of an older format is
+  /// upgraded first (which takes one write), with a note on standard error.
   func openStore(readOnly: Bool = false, durability: StoreOptions? = nil) throws -> Store {
     var options = durability ?? StoreOptions()
     options.readOnly = readOnly
     if let maximumMapSize { options.maximumMapSize = maximumMapSize }
-    let store = try Store(directory: storePath, options: options)
+    let store: Store
+    do {
+      store = try Store(directory: storePath, options: options)
+    } catch StoreError.upgradeRequired(_, let found) {
+      printError("note: upgrading \(storePath) from format \(found) to the current format (one transaction)")
+      var writable = options
+      writable.readOnly = false
+      writable.progress = { printError("  \($0)") }
+      // Opened and closed before the read-only open: one environment per process at a time.
+      _ = try Store(directory: storePath, options: writable)
+      store = try Store(directory: storePath, options: options)
+    }
     if store.isUnlocked {
       printError(
         "note: \(storePath) is not writable by this user: reading without LMDB's lock file, which is "
