@@ -11,7 +11,7 @@ import Testing
   final class Collector: Sendable {
     let changes = Mutex<[(kind: String, version: UInt64, ids: [Int64], changeset: Changeset)]>([])
 
-    func take(_ change: ResultsChange) {
+    func take(_ change: ResultsChange<Repository>) {
       let ids = (try? change.results.ids()) ?? []
       switch change {
       case .initial(let results): changes.withLock { $0.append(("initial", results.version, ids, .empty)) }

@@ -90,13 +90,15 @@ struct Replayer {
       progress(ReplayProgress(step: .copyingLog, completed: end, total: last))
     }
     // The collections, with every version of their schemas; then each one's state.
-    try target.environment.write { txn in
+    if !catalog.entries.isEmpty {
+      try target.environment.write { txn in
       for entry in catalog.entries.values.sorted(by: { $0.id < $1.id }) {
         guard let schema = entry.versions.last?.schema else { continue }
         _ = try target.catalog.openDatabases(entry.name, keyType: schema.primaryKey.type, create: true, in: txn)
         try target.catalog.write(id: entry.id, name: entry.name, versions: entry.versions, txn)
       }
       try target.catalog.setStamp(catalog.versionCount, txn)
+      }
     }
     let state = try target.catalog.refresh()
     let total = trackers.values.reduce(0) { $0 + $1.count }

@@ -17,20 +17,32 @@ public struct Mutation: Sendable, Hashable {
   /// The declaration of the collection the mutation goes to, which its values follow.
   public let declaration: CollectionSchema
   public let change: Change
+  /// The record type the mutation was made from, whose declaration a write checks (once).
+  let recordType: (any Record.Type)?
 
-  init(declaration: CollectionSchema, change: Change) {
+  init(declaration: CollectionSchema, change: Change, recordType: (any Record.Type)? = nil) {
     self.declaration = declaration
     self.change = change
+    self.recordType = recordType
+  }
+
+  public static func == (a: Mutation, b: Mutation) -> Bool {
+    a.declaration == b.declaration && a.change == b.change
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(declaration.name)
+    hasher.combine(change)
   }
 
   /// Inserts `record`, or replaces the stored record with its `id`.
   public static func upsert<R: Record>(_ record: R) -> Mutation {
-    Mutation(declaration: R.schema.declaration, change: .upsert(R.schema.values(of: record)))
+    Mutation(declaration: R.schema.declaration, change: .upsert(R.schema.values(of: record)), recordType: R.self)
   }
 
   /// Removes the record of type `R` with `id`.
   public static func delete<R: Record>(_ type: R.Type, id: R.ID) -> Mutation {
-    Mutation(declaration: R.schema.declaration, change: .delete(id.primaryKey))
+    Mutation(declaration: R.schema.declaration, change: .delete(id.primaryKey), recordType: R.self)
   }
 
   /// Inserts or replaces a record given as values of its collection's schema.

@@ -8,6 +8,8 @@ struct CommittedChange: Sendable {
   var row: Row
   /// The record's fields after the change (by slot); `nil` for a delete.
   var values: [FieldValue]?
+  /// The LSN of the version the change replaced (`nil`: the row did not exist before).
+  var previousLSN: UInt64?
 }
 
 /// A committed write transaction: a contiguous run of events ending with a commit end.
@@ -40,7 +42,9 @@ extension EventLog {
           }
         }
         current.changes.append(
-          CommittedChange(collection: collection.name, row: Row(truncatingIfNeeded: header.row), values: values))
+          CommittedChange(
+            collection: collection.name, row: Row(truncatingIfNeeded: header.row), values: values,
+            previousLSN: header.previousLSN))
       }
       current.lastLSN = header.lsn
       if header.endsCommit {
@@ -51,5 +55,22 @@ extension EventLog {
     // Events after the last commit end belong to a commit that replay or import cut short.
     if current.lastLSN > current.firstLSN - 1 { batches.append(current) }
     return batches
+  }
+}
+
+extension Array where Element == CommittedBatch {
+  /// For each batch, where the records of `collection` that later batches change stood just
+  /// after it: the LSN of each such row's version then (`nil`: the row did not exist then). What
+  /// results delivered as of a batch read, from a snapshot that already holds the later batches.
+  func versionsAfterEach(of collection: String) -> [[Row: UInt64?]] {
+    var later: [Row: UInt64?] = [:]
+    var result = [[Row: UInt64?]](repeating: [:], count: count)
+    for index in indices.reversed() {
+      result[index] = later
+      for change in self[index].changes.reversed() where change.collection == collection {
+        later[change.row] = change.previousLSN
+      }
+    }
+    return result
   }
 }

@@ -31,7 +31,9 @@ final class LiveHub: @unchecked Sendable {
     /// Ends the consumer's sequence.
     let finish: @Sendable () -> Void
     /// Hands the consumer the results after a commit and the changeset to them.
-    let deliver: @Sendable (Changeset, RowList, UInt64, Snapshot, StoredCollection) -> Void
+    /// The history (rows whose record at the version is in the log) is for a delivery older than
+    /// the snapshot: one commit of several taken at once.
+    let deliver: @Sendable (Changeset, RowList, UInt64, Snapshot, StoredCollection, [Row: UInt64]) -> Void
   }
 
   /// How a subscription starts: its live query and first delivery, made on the hub's queue from
@@ -119,17 +121,21 @@ final class LiveHub: @unchecked Sendable {
         guard var subscription = subscriptions[id] else { continue }
         guard let collection = catalog.collection(named: subscription.live.collection) else { continue }
         var composed: Changeset?
-        for batch in batches where batch.lastLSN > subscription.live.version {
+        let versions = subscription.live.deliversEveryCommit ? batches.versionsAfterEach(of: collection.name) : []
+        for (index, batch) in batches.enumerated() where batch.lastLSN > subscription.live.version {
           guard let changeset = try subscription.live.apply(batch) else { continue }
           if subscription.live.deliversEveryCommit {
-            subscription.deliver(changeset, subscription.live.visibleRows, batch.lastLSN, snapshot, collection)
+            // Rows a later commit of this run changed read their version of then from the log.
+            let history = versions[index].compactMapValues { $0 }
+            subscription.deliver(
+              changeset, subscription.live.visibleRows, batch.lastLSN, snapshot, collection, history)
           } else {
             composed = composed.map { $0.composed(with: changeset) } ?? changeset
           }
         }
         subscriptions[id] = subscription
         if let composed {
-          subscription.deliver(composed, subscription.live.visibleRows, newest, snapshot, collection)
+          subscription.deliver(composed, subscription.live.visibleRows, newest, snapshot, collection, [:])
         }
       }
     } catch {

@@ -96,10 +96,10 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
       notified?()
       return LiveHub.Subscription(
         live: live, isFinished: { channel.isFinished }, finish: { channel.finish() },
-        deliver: { changeset, rows, version, snapshot, collection in
+        deliver: { changeset, rows, version, snapshot, collection, history in
           let updated = results.with(
             query: results.query, asOf: nil,
-            evaluation: .init(rows: rows, snapshot: snapshot, stored: collection, version: version))
+            evaluation: .init(rows: rows, snapshot: snapshot, stored: collection, version: version, history: history))
           channel.send(.update(updated, changeset))
           notified?()
         })

@@ -87,3 +87,11 @@ public struct CommitTime: Sendable, Hashable, Comparable, CustomStringConvertibl
 
   public var description: String { iso8601 }
 }
+
+extension Event.Change {
+  /// The record of an upsert, or `nil`.
+  public var upsertedRecord: RecordValues? {
+    if case .upsert(let record) = self { return record }
+    return nil
+  }
+}

@@ -89,10 +89,15 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
           return Evaluation(rows: .array([]), snapshot: snapshot, stored: nil, version: asOf ?? current)
         }
         if let asOf, asOf != current {
-          let history = try HistoricalState.at(asOf, current: current, log: store.log, collection: stored, txn)
-          let run = HistoricalQuery(collection: stored, log: store.log, txn: txn, state: history)
+          guard asOf <= current else { throw StoreError.lsnOutOfRange(requested: asOf, version: current) }
+          // The collection as it was then: its schema of then, or nothing before it existed.
+          guard let then = stored.asOf(asOf) else {
+            return Evaluation(rows: .array([]), snapshot: snapshot, stored: nil, version: asOf)
+          }
+          let history = try HistoricalState.at(asOf, current: current, log: store.log, collection: then, txn)
+          let run = HistoricalQuery(collection: then, log: store.log, txn: txn, state: history)
           return Evaluation(
-            rows: .array(try run.rows(for: query)), snapshot: snapshot, stored: stored, version: asOf,
+            rows: .array(try run.rows(for: query)), snapshot: snapshot, stored: then, version: asOf,
             history: history.versions)
         }
         var run = QueryRun(collection: stored, txn: txn)

@@ -16,8 +16,13 @@ extension Record {
     self = try decoder.decode(Self.self, from: values.values)
   }
 
+  /// Checks that the type's declaration reads its records back (see `RecordLayout`).
+  static func checkLayout() throws {
+    _ = try RecordLayout.of(Self.self)
+  }
+
   /// Opens this type's collection in `store` (creating or evolving it as declared).
   static func open(in store: Store) throws {
-    _ = try store.binding(for: Self.self)
+    _ = try store.binding(for: Self.self, evolving: !store.options.readOnly)
   }
 }

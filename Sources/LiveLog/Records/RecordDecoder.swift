@@ -15,8 +15,10 @@ struct RecordDecoder: Sendable {
   init<R: Record>(_ type: R.Type, layout: RecordLayout, schema: CollectionSchema) throws(SchemaError) {
     var leaves: [String: (slot: Int, name: String)] = [:]
     var objects: [String: [Int]] = [:]
-    for (declared, path) in zip(R.schema.fields, layout.paths) {
+    for (declared, path) in zip(R.schema.declarations, layout.paths) {
       guard let field = schema.field(named: declared.name) else {
+        // A field added to the declaration since the records were written: absent in all of them.
+        if declared.isOptional { continue }
         throw SchemaError(
           collection: schema.name, field: declared.name, message: "is declared by \(type) but not stored")
       }

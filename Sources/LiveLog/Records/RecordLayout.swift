@@ -10,10 +10,34 @@ import Synchronization
 struct RecordLayout: Sendable {
   /// The coding path of each declared field, in declaration order.
   let paths: [[String]]
+  /// The probe's instances (`RecordProbe.run`), for finding which field a key path reads.
+  let probes: any Sendable
 
   private static let cache = Mutex<[ObjectIdentifier: Result<RecordLayout, SchemaError>]>([:])
 
   /// The layout of `R`, computed on first use.
+  /// The declared field of `R` that `keyPath` reads, found by reading it on the probe's
+  /// instances: key paths that name one property in two spellings (`\R.id` through `Identifiable`
+  /// and `\Repository.id`) are different values but read the same sentinel.
+  static func field<R: Record, V: FieldValueConvertible>(reading keyPath: KeyPath<R, V>) -> Field? {
+    guard let layout = try? of(R.self), let instances = layout.probes as? [R], let base = instances.first else {
+      return nil
+    }
+    let schema = R.schema
+    let read = { (instance: R) in instance[keyPath: keyPath].fieldValue }
+    for (index, field) in schema.declarations.enumerated() {
+      if field.type == .bool {
+        guard V.fieldType == .bool, read(base) != .bool(true) else { continue }
+        if instances.indices.dropFirst().allSatisfy({ read(instances[$0]) == field.read(instances[$0]) }) {
+          return schema.declaration.fields[index]
+        }
+      } else if field.read(base) == read(base), field.type == V.fieldType {
+        return schema.declaration.fields[index]
+      }
+    }
+    return nil
+  }
+
   static func of<R: Record>(_ type: R.Type) throws(SchemaError) -> RecordLayout {
     let key = ObjectIdentifier(type)
     if let known = cache.withLock({ $0[key] }) { return try known.get() }
@@ -44,7 +68,7 @@ struct RecordLayout: Sendable {
     let flags = leaves.indices.filter { leaves[$0].kind == .bool }
     var paths: [[String]] = []
     var claimed: [Int: String] = [:]
-    for field in schema.fields {
+    for field in schema.declarations {
       let leafIndex: Int?
       if field.type == .bool {
         let passes = instances.indices.dropFirst().filter { field.read(instances[$0]) == .bool(true) }
@@ -81,6 +105,6 @@ struct RecordLayout: Sendable {
         "\(type) decodes the property '\(leaves[missed].path.joined(separator: "."))', which no field "
           + "declares: declare it (every decoded property is stored), or leave it out of the type's Codable form")
     }
-    return RecordLayout(paths: paths)
+    return RecordLayout(paths: paths, probes: instances)
   }
 }

@@ -14,7 +14,7 @@ public struct Schema<R: Record>: Sendable {
   /// wrong with it, and opening the collection throws that.
   public let declaration: CollectionSchema
   /// Each declared field, in `declaration.fields` order.
-  let fields: [SchemaField<R>]
+  let declarations: [SchemaField<R>]
 
   /// Declares the collection `collection` whose primary key is the record's `id`, stored under the
   /// name `primaryKey` with the indexes `primaryKeyIndexes`, and whose other fields are `fields`.
@@ -23,27 +23,28 @@ public struct Schema<R: Record>: Sendable {
     fields: [SchemaField<R>]
   ) {
     let key = SchemaField<R>.field(primaryKey, \R.id, indexes: primaryKeyIndexes)
-    self.fields = [key] + fields
+    declarations = [key] + fields
     declaration = CollectionSchema(
       name: collection, primaryKey: primaryKey,
-      fields: self.fields.map {
+      fields: declarations.map {
         Field(position: 0, name: $0.name, type: $0.type, indexes: $0.indexes, isOptional: $0.isOptional)
       })
   }
 
+  /// The declared fields, the primary key first, in declaration order.
+  public var fields: [Field] { declaration.fields }
+
+  /// The declared field called `name`, or `nil`.
+  public func field(named name: String) -> Field? { declaration.field(named: name) }
+
   /// The values of `record`'s declared fields, in declaration order.
   func values(of record: R) -> [FieldValue] {
-    fields.map { $0.read(record) }
+    declarations.map { $0.read(record) }
   }
 
   /// The declared field that `keyPath` reads, or `nil`.
-  func field(reading keyPath: AnyKeyPath) -> Field? {
-    fields.firstIndex { $0.keyPath == keyPath }.map { declaration.fields[$0] }
-  }
-
-  /// The name of the field `keyPath` reads, or `nil`.
-  func fieldName(reading keyPath: AnyKeyPath) -> String? {
-    fields.first { $0.keyPath == keyPath }?.name
+  public func field(reading keyPath: AnyKeyPath) -> Field? {
+    declarations.firstIndex { $0.keyPath == keyPath }.map { declaration.fields[$0] }
   }
 }
 

@@ -19,22 +19,34 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     self.nanoseconds = Int32(Int64(nanoseconds) - carry * 1_000_000_000)
   }
 
+  /// Seconds from 1970 to 2001, the epoch of `Date`'s own count.
+  private static let referenceOffset: Int64 = 978_307_200
+
   /// The moment of a Swift `Date`, to the nearest nanosecond.
+  ///
+  /// The conversion works on `Date`'s own count (seconds since 2001, a `Double`), split into whole
+  /// seconds and a fraction, both exact; so for every date more than a few seconds from 2001,
+  /// whose `Double` is coarser than a nanosecond, `Timestamp(date).date == date` exactly.
   public init(_ date: Date) {
-    let interval = date.timeIntervalSince1970
+    let interval = date.timeIntervalSinceReferenceDate
+    guard interval.isFinite else {
+      self.init(secondsSince1970: interval < 0 ? Timestamp.range.lowerBound : Timestamp.range.upperBound)
+      return
+    }
     let seconds = interval.rounded(.down)
     var nanos = ((interval - seconds) * 1e9).rounded()
-    var whole = seconds.isFinite ? Int64(exactly: seconds) ?? (seconds < 0 ? Int64.min : Int64.max) : 0
+    var whole = Int64(exactly: seconds) ?? (seconds < 0 ? Int64.min / 2 : Int64.max / 2)
     if nanos >= 1e9 {
       nanos -= 1e9
       whole &+= 1
     }
-    self.init(secondsSince1970: whole, nanoseconds: Int32(nanos))
+    self.init(secondsSince1970: whole &+ Timestamp.referenceOffset, nanoseconds: Int32(nanos))
   }
 
   /// The moment as a Swift `Date` (whose `Double` holds about 0.1 µs of precision today).
   public var date: Date {
-    Date(timeIntervalSince1970: Double(secondsSince1970) + Double(nanoseconds) / 1e9)
+    Date(
+      timeIntervalSinceReferenceDate: Double(secondsSince1970 &- Timestamp.referenceOffset) + Double(nanoseconds) / 1e9)
   }
 
   public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {

@@ -27,8 +27,12 @@ extension Store {
     let declared = try declared.validated()
     while true {
       let stored = try read { _, state in state.collection(named: declared.name) }
-      if options.readOnly { return stored }
       let evolution = stored.map { SchemaEvolution.between(stored: $0.schema, declared: declared) }
+      if options.readOnly {
+        // Nothing can change: read by the stored schema, unless the declaration cannot read it.
+        if case .needsMigration(let reasons)? = evolution, let first = reasons.first { throw first }
+        return stored
+      }
       if let stored, evolution == .unchanged { return stored }
       if case .needsMigration(let reasons)? = evolution,
         !options.migrations.contains(where: { $0.collection == declared.name })

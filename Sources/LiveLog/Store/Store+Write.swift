@@ -33,6 +33,8 @@ extension Store {
     var declarations: [String: CollectionSchema] = [:]
     for index in batch.indices where declarations[mutations[index].collection] == nil {
       declarations[mutations[index].collection] = mutations[index].declaration
+      // A record type is written only once its declaration is known to read its records back.
+      if let type = mutations[index].recordType { try type.checkLayout() }
     }
     for declaration in declarations.values { _ = try ensureCollection(declaration) }
     let time = CommitTime.now

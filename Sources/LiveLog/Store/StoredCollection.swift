@@ -178,3 +178,29 @@ struct StoredCollection: Sendable {
     IndexWriter(trigrams: databases.trigrams, terms: databases.terms, ordered: databases.ordered)
   }
 }
+
+extension StoredCollection {
+  /// The collection as an as-of query at `lsn` reads it, or `nil` when it did not exist yet: the
+  /// schema of then, so that records decode with the fields they were written with (a field a
+  /// migration later retired among them), with only the indexes that still exist (the databases
+  /// hold today's), and with today's other fields too, which every record of then lacks.
+  func asOf(_ lsn: UInt64) -> StoredCollection? {
+    let then = versions.filter { $0.lsn <= lsn }
+    guard let last = then.last, last.version != version else { return then.isEmpty ? nil : self }
+    let now = schema
+    var fields: [Field] = last.schema.fields.map { old in
+      let current = now.field(atSlot: old.position)
+      let kept = current.map { $0.name == old.name && $0.type == old.type ? $0.indexes.intersection(old.indexes) : [] } ?? []
+      return old.indexed(kept)
+    }
+    let known = Set(fields.map(\.position))
+    for field in now.fields where !known.contains(field.position) && last.schema.field(named: field.name) == nil {
+      fields.append(field.indexed([]))
+    }
+    let merged = CollectionSchema(
+      name: name, primaryKey: last.schema.primaryKey.name, slotted: fields, slotCount: max(now.slotCount, last.schema.slotCount))
+    var versions = then
+    versions[versions.count - 1].schema = merged
+    return StoredCollection(id: id, name: name, versions: versions, databases: databases, meta: meta)
+  }
+}

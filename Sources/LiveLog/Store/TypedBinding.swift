@@ -41,13 +41,24 @@ final class TypedBinding<R: Record>: Sendable {
 }
 
 extension Store {
-  /// The binding of `R` to its collection, made on first use: the collection is created, or
-  /// brought to `R`'s declaration, as `options.migrations` allows.
-  func binding<R: Record>(for type: R.Type) throws -> TypedBinding<R> {
+  /// The binding of `R` to its collection, made on first use: `R`'s declaration is checked, and
+  /// against the stored schema, if the collection exists. Reading writes nothing: a collection
+  /// is created, or brought to `R`'s declaration, by the first write of an `R` (or when the store
+  /// opens, for `options.recordTypes`). A declaration that needs a migration is refused here,
+  /// unless the store can run one now.
+  func binding<R: Record>(for type: R.Type, evolving: Bool = false) throws -> TypedBinding<R> {
     let key = ObjectIdentifier(type)
-    if let known = bindings.withLock({ $0[key] }) as? TypedBinding<R> { return known }
+    if !evolving, let known = bindings.withLock({ $0[key] }) as? TypedBinding<R> { return known }
     let layout = try RecordLayout.of(type)
-    _ = try ensureCollection(R.schema.declaration)
+    let declared = try R.schema.declaration.validated()
+    let stored = try read { _, state in state.collection(named: declared.name) }
+    if evolving {
+      _ = try ensureCollection(declared)
+    } else if let stored, case .needsMigration = SchemaEvolution.between(stored: stored.schema, declared: declared) {
+      // Reading with a type that no longer matches its records would decode wrongly; migrate
+      // now when a migration is at hand, or say what is wrong.
+      _ = try ensureCollection(declared)
+    }
     let binding = TypedBinding<R>(layout: layout)
     bindings.withLock { $0[key] = binding }
     return binding

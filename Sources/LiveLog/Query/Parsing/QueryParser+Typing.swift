@@ -130,8 +130,12 @@ extension QueryParser {
       throw error(
         mismatch, "nil can only be compared with ==, != or IN; \(op.token.text) needs a value",
         column: node.column)
-    case (.string, .string), (.integer, .integer), (.bool, .bool), (.date, .date), (.double, .integer):
+    case (.string, .string), (.integer, .integer), (.bool, .bool), (.date, .date):
       return value
+    case (.double, .integer(let whole)):
+      // A double field compares with doubles; a whole number too large to be one exactly stays
+      // whole, and compares exactly.
+      return Double(exactly: whole).map(QueryValue.double) ?? value
     case (.integer, .double(let number)), (.double, .double(let number)):
       guard number.isFinite else {
         throw error(mismatch, "\(node.label) is not a finite number", column: node.column)

@@ -29,6 +29,13 @@ extension Query {
   {
     try self.init(parsing: text, for: R.schema.declaration, arguments: arguments)
   }
+
+  /// Parses a query against the fields of `R`, its arguments given as an array.
+  public init<R: Record>(parsing text: String, for type: R.Type, arguments: [any QueryArgument])
+    throws(QueryError)
+  {
+    try self.init(parsing: text, for: R.schema.declaration, arguments: arguments)
+  }
 }
 
 /// The parser of the query language, checking types against the schema as it goes.

@@ -17,7 +17,7 @@ public struct RecordFields<R: Record>: Sendable {
   /// The declared field `keyPath` reads, or a field no collection holds (so that running the
   /// query reports it).
   static func field<V: FieldValueConvertible>(_ keyPath: KeyPath<R, V>) -> Field {
-    R.schema.field(reading: keyPath)
+    R.schema.field(reading: keyPath) ?? RecordLayout.field(reading: keyPath)
       ?? Field(
         position: -1, name: "\(keyPath) (not declared in \(R.self).schema)", type: V.fieldType,
         isOptional: V.isOptionalField)
