@@ -135,8 +135,26 @@ enum QueryPlanner {
           access: .termGroup(
             field: field, folded: TextFolding.fold(text, TextFolding.all), value: text, options: options),
           isExact: true))
+    case .integer(let number) where field.type.elementType == .integer:
+      return term(String(number))
+    case .double(let number) where field.type.elementType == .integer:
+      // A whole number written as a decimal; a fraction equals no integer.
+      guard number.rounded() == number, let whole = Int64(exactly: number) else {
+        return .nothing(reason: "\(field.name) holds whole numbers, never \(number)")
+      }
+      return term(String(whole))
+    case .date(let date) where field.type == .date:
+      return term(date.iso8601)
     default:
       return .nothing(reason: "\(field.name) never equals \(value)")
+    }
+
+    /// The equality index's exact term for a value filed as text.
+    func term(_ text: String) -> PlanNode {
+      .lookup(
+        IndexLookup(
+          access: .terms(field: field, prefixes: [IndexKeys.termPrefix(field: field.position, value: text)], values: [text]),
+          isExact: true))
     }
   }
 

@@ -93,3 +93,31 @@ enum SchemaEvolution: Equatable {
       name: stored.name, primaryKey: declared.primaryKey.name, slotted: fields, slotCount: nextSlot)
   }
 }
+
+extension SchemaEvolution {
+  /// Why records stored under `stored` cannot be read as `declared` (one reason per field), or
+  /// nothing: reading needs less than writing. A declaration may lack stored fields (an older
+  /// app reads a newer store) and may have optional fields the store lacks; a field both have must
+  /// keep its type, and a required one must be required in the store.
+  static func readingProblems(stored: CollectionSchema, declared: CollectionSchema) -> [SchemaError] {
+    var problems: [SchemaError] = []
+    for field in declared.fields {
+      guard let old = stored.field(named: field.name) else {
+        if !field.isOptional {
+          problems.append(
+            SchemaError(
+              collection: stored.name, field: field.name,
+              message: "is declared as \(field.declarationText), a required field the stored records lack"))
+        }
+        continue
+      }
+      if old.type != field.type || (old.isOptional && !field.isOptional) {
+        problems.append(
+          SchemaError(
+            collection: stored.name, field: field.name,
+            message: "is stored as \(old.declarationText) and declared as \(field.declarationText)"))
+      }
+    }
+    return problems
+  }
+}

@@ -30,7 +30,9 @@ extension Store {
       let evolution = stored.map { SchemaEvolution.between(stored: $0.schema, declared: declared) }
       if options.readOnly {
         // Nothing can change: read by the stored schema, unless the declaration cannot read it.
-        if case .needsMigration(let reasons)? = evolution, let first = reasons.first { throw first }
+        if let stored, let first = SchemaEvolution.readingProblems(stored: stored.schema, declared: declared).first {
+          throw first
+        }
         return stored
       }
       if let stored, evolution == .unchanged { return stored }

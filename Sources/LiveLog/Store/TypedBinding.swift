@@ -54,7 +54,7 @@ extension Store {
     let stored = try read { _, state in state.collection(named: declared.name) }
     if evolving {
       _ = try ensureCollection(declared)
-    } else if let stored, case .needsMigration = SchemaEvolution.between(stored: stored.schema, declared: declared) {
+    } else if let stored, !SchemaEvolution.readingProblems(stored: stored.schema, declared: declared).isEmpty {
       // Reading with a type that no longer matches its records would decode wrongly; migrate
       // now when a migration is at hand, or say what is wrong.
       _ = try ensureCollection(declared)

@@ -132,7 +132,8 @@ struct PredicateGenerator {
           return .date(Timestamp(secondsSince1970: shifted, nanoseconds: Int32.random(in: 0...2, using: &random) * 500_000_000))
         case .double:
           if case .double(let d) = own, Bool.random(using: &random) { return .double(d) }
-          return Bool.random(using: &random) ? .integer(shifted) : .double(Double(shifted) + 0.25)
+          // Whole numbers too, written as doubles: the parser reads `9` on a double field as 9.0.
+          return Bool.random(using: &random) ? .double(Double(shifted)) : .double(Double(shifted) + 0.25)
         default:
           return Int.random(in: 0..<5, using: &random) == 0 ? .double(Double(shifted) + 0.5) : .integer(shifted)
         }
