@@ -31,6 +31,9 @@ def main(arguments):
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # A parent may have started it with these signals blocked (Foundation's Process passes the
+    # mask of its thread on); a service that cannot be stopped would outlive its test.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     if options.drift_seconds:
         start_thread(lambda: drift(service, options.drift_seconds))
     if options.exit_on_stdin_eof:
@@ -56,6 +59,8 @@ def drift(service, seconds):
 
 
 def exit_at_end_of_input():
-    while sys.stdin.buffer.read(4096):
+    # The descriptor, not sys.stdin: a thread blocked in the buffered reader holds its lock, and
+    # the interpreter's exit would wait for that lock.
+    while os.read(0, 4096):
         pass
     os.kill(os.getpid(), signal.SIGTERM)

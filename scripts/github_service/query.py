@@ -167,22 +167,17 @@ def fork(query, key, value, excluded):
     query.fork = mode  # GitHub gives -fork: no meaning of its own
 
 
-def owner(query, key, value, excluded):
-    login = value.lower()
-    query.owners.add(login)
-    if excluded:
-        query.filters.append((lambda record: record.owner == login, True))
-    else:
-        query.owner_filter.add(login)
-
-
-def repository(query, key, value, excluded):
-    name = value.lower()
-    query.repositories.add(name)
-    if excluded:
-        query.filters.append((lambda record: record.full_name == name, True))
-    else:
-        query.repository_filter.add(name)
+def named(attribute, existing, allowed):
+    """user: and org: (an owner's login), repo: (a full name): the name must exist (the search
+    checks), and a repository must carry one of the names, or none of the excluded ones."""
+    def qualifier(query, key, value, excluded):
+        name = value.lower()
+        getattr(query, existing).add(name)
+        if excluded:
+            query.filters.append((lambda record: getattr(record, attribute) == name, True))
+        else:
+            getattr(query, allowed).add(name)
+    return qualifier
 
 
 def within(query, key, value, excluded):
@@ -209,6 +204,7 @@ def archived(query, key, value, excluded):
 
 QUALIFIERS = {
     "language": language, "stars": count_range("stars"), "forks": count_range("forks"), "fork": fork,
-    "user": owner, "org": owner, "repo": repository, "in": within, "topic": topic, "is": visibility,
+    "user": named("owner", "owners", "owner_filter"), "org": named("owner", "owners", "owner_filter"),
+    "repo": named("full_name", "repositories", "repository_filter"), "in": within, "topic": topic, "is": visibility,
     "archived": archived,
 }

@@ -77,10 +77,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.deliver(failure(errors.not_found()), send_body, delay=False)
 
     def deliver(self, answer, send_body, delay):
-        if delay and self.server.options.latency and not self.wait(self.server.options.latency / 1000):
-            self.server.service.note_abandoned()
-            self.close_connection = True
-            return
+        if delay and self.server.options.latency:
+            service = self.server.service
+            service.hold()
+            hung_up = not self.wait(self.server.options.latency / 1000)
+            service.release(abandoned=hung_up)
+            if hung_up:
+                self.close_connection = True
+                return
         self.send_response(answer.status)
         for name, value in answer.headers.items():
             self.send_header(name, value)

@@ -45,6 +45,7 @@ class Service:
         self.epoch = min(options.epoch, dataset.last_epoch)
         self.searches = 0  # searches answered (200 or 304), which drive the drift
         self.abandoned = 0  # requests whose client hung up before the answer
+        self.waiting = 0  # answers held back by --latency right now
         self.requests = 0
         self.primary = PrimaryLimit(options.rate_limit, options.rate_window)
         self.secondary = SecondaryLimit(options.secondary_limit, options.secondary_retry_after)
@@ -137,16 +138,23 @@ class Service:
             self.armed[kind] += count
         return self.state()
 
-    def note_abandoned(self):
+    def hold(self):
+        """An answer starts waiting out the latency."""
         with self.lock:
-            self.abandoned += 1
+            self.waiting += 1
+
+    def release(self, abandoned):
+        """It ends: sent, or `abandoned` because its client hung up first."""
+        with self.lock:
+            self.waiting -= 1
+            self.abandoned += 1 if abandoned else 0
 
     def state(self):
         with self.lock:
-            epoch, searches, abandoned = self.epoch, self.searches, self.abandoned
+            epoch, searches, abandoned, waiting = self.epoch, self.searches, self.abandoned, self.waiting
             armed = {kind: count for kind, count in self.armed.items() if count}
         return {
             "epoch": epoch, "last_epoch": self.dataset.last_epoch, "steps": self.dataset.steps(epoch),
-            "searches": searches, "abandoned": abandoned,
+            "searches": searches, "waiting": waiting, "abandoned": abandoned,
             "armed_faults": armed, "repositories": len(self.dataset.snapshot(epoch).records),
         }

@@ -65,8 +65,13 @@ class QueryTests(unittest.TestCase):
         self.assertFalse({r.id for r in assembly} & {r.id for r in without})
         forks = search.run(query.parse("user:t0m4uk1991 fork:only"), snapshot)
         self.assertTrue(forks and all(r.fork for r in forks))
-        with self.assertRaises(errors.ServiceError):
-            search.run(query.parse("user:no-such-user-livelog"), snapshot)
+        one = search.run(query.parse("repo:octokit/octokit.rb"), snapshot)
+        self.assertEqual([r.full_name for r in one], ["octokit/octokit.rb"])
+        others = search.run(query.parse("octokit -repo:octokit/octokit.rb"), snapshot)
+        self.assertTrue(others and "octokit/octokit.rb" not in {r.full_name for r in others})
+        for unknown in ("user:no-such-user-livelog", "org:no-such-org-livelog", "repo:octokit/no-such-repo"):
+            with self.assertRaises(errors.ServiceError):
+                search.run(query.parse(unknown), snapshot)
 
 
 if __name__ == "__main__":
