@@ -7,6 +7,7 @@ import select
 import socket
 import sys
 import time
+import traceback
 import urllib.parse
 
 from . import errors
@@ -38,10 +39,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.server_version
 
     def do_GET(self):
-        self.route(send_body=True)
+        self.guarded(lambda: self.route(send_body=True))
 
     def do_HEAD(self):
-        self.route(send_body=False)
+        self.guarded(lambda: self.route(send_body=False))
+
+    def guarded(self, work):
+        """A bug of the service is a 500 with GitHub's body, and a traceback on standard error,
+        rather than a connection that closes without an answer."""
+        try:
+            work()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except Exception:
+            traceback.print_exc()
+            self.deliver(failure(errors.ServiceError(500, {"message": "Server Error"})), True, False)
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
