@@ -1,7 +1,7 @@
 #!/bin/sh
 # usage: demo.sh LIVELOG STORE
 # The main job on real GitHub data shipped in Tests/Fixtures/github: ingest, queries from the
-# indexes, a live subscription receiving changesets from another process, history, verification,
+# indexes, a second collection of an app's own record type (Tests/Fixtures/apps), a live subscription receiving changesets from another process, history, verification,
 # and the search app's scripting mode on recorded GitHub answers and against the local GitHub
 # search service (scripts/github-service).
 set -eu
@@ -9,6 +9,7 @@ livelog=$1
 store=$2
 root="$(cd "$(dirname "$0")/.." && pwd)"
 data="$root/Tests/Fixtures/github"
+apps="$root/Tests/Fixtures/apps"
 
 # The processes started in the background are started directly (not through a shell function,
 # whose $! is a subshell that killing leaves its child running) and stopped on every exit path.
@@ -66,6 +67,24 @@ ll diff "full_name CONTAINS[c] 'tetris' AND language == 'Assembly'" --sort starg
   --from $((before + 10)) --to "$(version)"
 ll query "full_name CONTAINS[c] 'tetris' AND language == 'Assembly'" --sort stargazers_count:desc \
   --limit 5 --as-of $((before + 10))
+
+step "A collection of an app's own type: 1,656 open-source iOS apps, its schema from a file"
+# dkhamsing/open-source-ios-apps (CC0-1.0) as of 2026-07-19, keyed by source URL (Tests/Fixtures/apps).
+ll collection create apps --schema "$apps/apps.schema.json"
+ll ingest --collection apps "$apps/apps.ndjson"
+ll query --collection apps "title CONTAINS[c] 'chat' AND ANY tags == 'swift'" --sort stars:desc --limit 5
+
+step "A live query on apps while the list's real changes of 2026-07-20 to 08-21 arrive in two commits"
+"$livelog" --store "$store" watch --collection apps "ANY tags == 'swift' AND stars >= 5000" \
+  --sort stars:desc --limit 6 > "$store.watch" 2>&1 &
+watcher=$!
+sleep 1
+ll ingest --collection apps "$apps/changes-1.ndjson" "$apps/changes-2.ndjson"
+sleep 1
+kill "$watcher" 2>/dev/null || true
+wait "$watcher" 2>/dev/null || true
+watcher=""
+cat "$store.watch"
 
 step "Replay the log and verify: the rebuilt state equals the live one"
 ll verify

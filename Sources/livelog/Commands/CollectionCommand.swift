@@ -99,7 +99,12 @@ private func createCollection(_ name: String, schemaFile path: String, _ context
     do {
       info = try store.createCollection(schema)
     } catch let error as SchemaError {
-      throw ExitStatus(status: 2, message: "error: \(error)\nnothing was written.")
+      // The message's remedy names the Swift API; say what the command line can do.
+      let remedy =
+        before == 0
+        ? "" : "\nThe command line does not migrate stored records: add changed fields under new names, "
+          + "or migrate from Swift with a Migration (Docs/Records.md, \"Migrations\")."
+      throw ExitStatus(status: 2, message: "error: \(error)\(remedy)\nnothing was written.")
     }
     let verbText = before == 0 ? "created" : (info.schemaVersion > before ? "evolved" : "unchanged:")
     output.line(

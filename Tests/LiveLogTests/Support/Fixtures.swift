@@ -10,6 +10,11 @@ enum Fixtures {
 
   static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 
+  /// A file of `Tests/Fixtures/apps`: open-source iOS apps, a collection of an app's own type.
+  static func apps(_ name: String) -> String {
+    root.deletingLastPathComponent().appendingPathComponent("apps").appendingPathComponent(name).path
+  }
+
   static var apiRepoFiles: [String] {
     (0...4).map { path("api-repos/repos-0\($0).ndjson") }
   }
