@@ -32,7 +32,8 @@ let package = Package(
     .testTarget(name: "ChangesetsTests", dependencies: ["Changesets"], swiftSettings: strictSettings),
     .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),
     // An app's record types through the public API only (no @testable import).
-    .testTarget(name: "RecordTypesTests", dependencies: ["LiveLog", "Changesets"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "RecordTypesTests", dependencies: ["LiveLog", "Changesets"], swiftSettings: strictSettings),
     .testTarget(
       name: "GitHubSearchTests", dependencies: ["GitHubSearch", "LiveLog"], swiftSettings: strictSettings),
     .testTarget(

@@ -62,18 +62,22 @@ import Testing
     #expect(starsInOrder == starsInOrder.sorted(by: >) && starsInOrder.count == sorted.count)
 
     let chat = records.values.filter { ($0["title"] as? String)?.lowercased().contains("chat") == true }
-    #expect(Set(try Self.urls(tool, ["title CONTAINS[c] 'chat'"])) == Set(chat.compactMap { $0["url"] as? String }))
+    #expect(
+      Set(try Self.urls(tool, ["title CONTAINS[c] 'chat'"])) == Set(chat.compactMap { $0["url"] as? String }))
 
     // The dates are ISO 8601 in UTC with whole seconds, so text order is time order.
     let recent = records.values.filter { ($0["updated"] as? String ?? "") >= "2026-07-20T12:00:00Z" }
     #expect(
-      Set(try Self.urls(tool, ["updated >= 2026-07-20T12:00:00Z"])) == Set(recent.compactMap { $0["url"] as? String }))
+      Set(try Self.urls(tool, ["updated >= 2026-07-20T12:00:00Z"]))
+        == Set(recent.compactMap { $0["url"] as? String }))
 
     let unlicensed = records.values.filter { $0["license"] == nil }
-    #expect(Set(try Self.urls(tool, ["license == nil"])) == Set(unlicensed.compactMap { $0["url"] as? String }))
+    #expect(
+      Set(try Self.urls(tool, ["license == nil"])) == Set(unlicensed.compactMap { $0["url"] as? String }))
 
     let stats = try tool.run(["collection", "list", "--format", "json"])
-    let list = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [[String: Any]])
+    let list = try #require(
+      try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [[String: Any]])
     #expect(list.count == 1 && list.first?["name"] as? String == "apps")
     #expect(list.first?["records"] as? Int == records.count)
   }
@@ -82,11 +86,15 @@ import Testing
     let directory = try TemporaryDirectory()
     let tool = try Self.loadedStore(directory.child("store"), changes: false)
     let shown = try tool.run(["collection", "show", "apps"])
-    let schema = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+    let schema = try #require(
+      try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
     let declared = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.schema))) as? [String: Any])
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.schema)))
+        as? [String: Any])
     #expect(schema["primary_key"] as? String == "url")
-    let names = { (schema: [String: Any]) in (schema["fields"] as? [[String: Any]])?.compactMap { $0["name"] as? String } }
+    let names = { (schema: [String: Any]) in
+      (schema["fields"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+    }
     #expect(names(schema) == names(declared))
 
     // A compatible change (an optional field and an index added) makes version 2 and builds the
@@ -104,7 +112,8 @@ import Testing
     #expect(changed.status == 0, "\(changed.stderr)")
     let records = try Self.oracle([Self.apps])
     let gpl = records.values.filter { ($0["license"] as? String)?.contains("gpl") == true }
-    #expect(Set(try Self.urls(tool, ["license CONTAINS 'gpl'"])) == Set(gpl.compactMap { $0["url"] as? String }))
+    #expect(
+      Set(try Self.urls(tool, ["license CONTAINS 'gpl'"])) == Set(gpl.compactMap { $0["url"] as? String }))
     let explained = try tool.run(["explain", "--collection", "apps", "license CONTAINS 'gpl'"])
     #expect(explained.stdout.contains("substring index of license"), "\(explained.stdout)")
 
@@ -116,9 +125,14 @@ import Testing
   }
 
   @Test(arguments: [
-    (#"{"name": "apps", "primary_key": "url", "fields": [{"name": "url", "type": "text"}]}"#, "unknown type 'text'"),
+    (
+      #"{"name": "apps", "primary_key": "url", "fields": [{"name": "url", "type": "text"}]}"#,
+      "unknown type 'text'"
+    ),
     (#"{"name": "apps", "primary_key": "id", "fields": [{"name": "url", "type": "string"}]}"#, "'id'"),
-    (#"{"name": "other", "primary_key": "url", "fields": [{"name": "url", "type": "string"}]}"#, "not 'apps'"),
+    (
+      #"{"name": "other", "primary_key": "url", "fields": [{"name": "url", "type": "string"}]}"#, "not 'apps'"
+    ),
     (
       #"{"primary_key": "url", "fields": [{"name": "url", "type": "string"}, {"name": "url", "type": "bool"}]}"#,
       "'url'"
@@ -143,7 +157,8 @@ import Testing
     let tool = try Self.loadedStore(directory.child("store"), changes: false)
     let file = directory.child("retyped.json")
     let text = try String(contentsOfFile: Self.schema, encoding: .utf8)
-      .replacingOccurrences(of: #""name": "stars", "type": "integer""#, with: #""name": "stars", "type": "string""#)
+      .replacingOccurrences(
+        of: #""name": "stars", "type": "integer""#, with: #""name": "stars", "type": "string""#)
     try Data(text.utf8).write(to: URL(fileURLWithPath: file))
     let result = try tool.run(["collection", "create", "apps", "--schema", file])
     #expect(result.status == 2)
@@ -165,7 +180,8 @@ import Testing
     let tool = try Self.loadedStore(directory.child("store"), changes: false)
     let before = try tool.run(["stats", "--format", "json"]).stdout
     let file = directory.child("bad.ndjson")
-    try Data("{\"url\": \"https://good\", \"title\": \"Good\"}\n\(line)\n".utf8).write(to: URL(fileURLWithPath: file))
+    try Data("{\"url\": \"https://good\", \"title\": \"Good\"}\n\(line)\n".utf8).write(
+      to: URL(fileURLWithPath: file))
     let result = try tool.run(["ingest", "--collection", "apps", file])
     #expect(result.status == 2)
     #expect(result.stderr.contains(expected), "\(result.stderr)")
@@ -175,10 +191,13 @@ import Testing
   @Test func anUnknownCollectionIsAUsageError() throws {
     let directory = try TemporaryDirectory()
     let tool = try Self.loadedStore(directory.child("store"), changes: false)
-    for arguments in [["query", "--collection", "appz", "title == 'x'"], ["ingest", "--collection", "appz", Self.apps]] {
+    for arguments in [
+      ["query", "--collection", "appz", "title == 'x'"], ["ingest", "--collection", "appz", Self.apps],
+    ] {
       let result = try tool.run(arguments)
       #expect(result.status == 2)
-      #expect(result.stderr.contains("no collection 'appz'") && result.stderr.contains("apps"), "\(result.stderr)")
+      #expect(
+        result.stderr.contains("no collection 'appz'") && result.stderr.contains("apps"), "\(result.stderr)")
     }
     let field = try tool.run(["query", "--collection", "apps", "stargazers_count > 3"])
     #expect(field.status == 2)
@@ -200,7 +219,8 @@ import Testing
       (try JSONSerialization.jsonObject(with: Data(try twin.run(["stats", "--format", "json"]).stdout.utf8))
         as? [String: Any])?["version"] as? Int)
     watch.arguments = [
-      "--store", tool.store, "watch", "--collection", "apps", query, "--sort", "stars:desc", "--format", "json",
+      "--store", tool.store, "watch", "--collection", "apps", query, "--sort", "stars:desc", "--format",
+      "json",
       "--ids", "--until", String(until),
     ]
     let pipe = Pipe()
@@ -225,7 +245,9 @@ import Testing
       let ids = try #require(object["ids"] as? [String])
       var rows = previous
       for index in try #require(object["deletions"] as? [Int]).sorted(by: >) { rows.remove(at: index) }
-      for index in try #require(object["insertions"] as? [Int]).sorted() { rows.insert(ids[index], at: index) }
+      for index in try #require(object["insertions"] as? [Int]).sorted() {
+        rows.insert(ids[index], at: index)
+      }
       #expect(rows == ids)
       previous = ids
     }
@@ -247,7 +269,9 @@ import Testing
 
     // As of `middle`, the apps are the fixture before its changes.
     let before = try Self.oracle([Self.apps])
-    let swift = before.values.filter { ($0["tags"] as? [String] ?? []).contains("swift") && ($0["stars"] as? Int ?? 0) > 500 }
+    let swift = before.values.filter {
+      ($0["tags"] as? [String] ?? []).contains("swift") && ($0["stars"] as? Int ?? 0) > 500
+    }
     let asOf = try Self.urls(tool, ["ANY tags == 'swift' AND stars > 500", "--as-of", String(middle)])
     #expect(Set(asOf) == Set(swift.compactMap { $0["url"] as? String }))
 

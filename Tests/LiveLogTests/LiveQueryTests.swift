@@ -84,7 +84,8 @@ import Testing
       try store.write(batch)
       let commits = try store.read { txn, catalog in
         try store.log.commits(
-          after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["repositories"], txn)
+          after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["repositories"],
+          txn)
       }
       let records = Dictionary(uniqueKeysWithValues: try store.allRepositories().map { ($0.id, $0) })
       for index in lives.indices {

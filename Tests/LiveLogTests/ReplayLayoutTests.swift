@@ -99,7 +99,8 @@ import Testing
       changed.remove(at: 1)
     }
     try rebuilt.environment.write { txn in
-      try txn.put(rebuilt.repositoriesCollection().databases.trigrams, key, PostingBlocks.encode(changed[...]))
+      try txn.put(
+        rebuilt.repositoriesCollection().databases.trigrams, key, PostingBlocks.encode(changed[...]))
     }
     let difference = try #require(try store.firstDifference(from: rebuilt))
     #expect(difference.database == "repositories.index.trigrams")

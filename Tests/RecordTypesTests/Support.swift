@@ -7,7 +7,9 @@ final class TemporaryDirectory: Sendable {
   let path: String
 
   init() throws {
-    path = FileManager.default.temporaryDirectory.appendingPathComponent("livelog-records-\(UUID().uuidString)").path
+    path =
+      FileManager.default.temporaryDirectory.appendingPathComponent("livelog-records-\(UUID().uuidString)")
+      .path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
   }
 

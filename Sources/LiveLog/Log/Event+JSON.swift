@@ -20,7 +20,11 @@ extension Event {
     case .upsert(let record):
       writer.string("upsert")
       writer.key("id")
-      if let key = record.primaryKey { RecordJSONShape.write(key.fieldValue, to: &writer) } else { writer.null() }
+      if let key = record.primaryKey {
+        RecordJSONShape.write(key.fieldValue, to: &writer)
+      } else {
+        writer.null()
+      }
       writer.key("commit_end")
       writer.bool(endsCommit)
       writer.key("record")

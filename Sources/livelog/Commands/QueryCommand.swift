@@ -57,7 +57,8 @@ let queryCommand = Command(
       RecordText.table(records, schema: results.schema).print(to: output)
       let noun =
         collection.isRepositories
-        ? "repositor\(results.count == 1 ? "y" : "ies")" : "record\(results.count == 1 ? "" : "s") of \(collection.name)"
+        ? "repositor\(results.count == 1 ? "y" : "ies")"
+        : "record\(results.count == 1 ? "" : "s") of \(collection.name)"
       output.line("\(grouped(results.count)) \(noun) (store version \(results.version))")
     }
     return 0

@@ -86,10 +86,14 @@ enum RecordText {
       fields = [schema.primaryKey] + schema.fields.filter { $0 != schema.primaryKey }.prefix(3)
     }
     var table = TextTable(
-      header: fields.map { $0.name == "stargazers_count" ? "STARS" : $0.name.replacingOccurrences(of: "_", with: " ").uppercased() },
+      header: fields.map {
+        $0.name == "stargazers_count"
+          ? "STARS" : $0.name.replacingOccurrences(of: "_", with: " ").uppercased()
+      },
       rightAligned: Set(fields.indices.filter { [.integer, .double].contains(fields[$0].type) }))
     for record in records {
-      table.rows.append(fields.map { field in record[field.name].isNull ? "" : String(cell(record[field.name]).prefix(60)) })
+      table.rows.append(
+        fields.map { field in record[field.name].isNull ? "" : String(cell(record[field.name]).prefix(60)) })
     }
     return table
   }

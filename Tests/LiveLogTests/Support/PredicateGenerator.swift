@@ -19,7 +19,9 @@ struct PredicateGenerator {
     for values in records.prefix(5_000) {
       for field in schema.fields where field.type == .string {
         guard case .string(let text) = values[field.position] else { continue }
-        for part in text.split(whereSeparator: { "/-_ .".contains($0) }).prefix(4) { words.insert(String(part)) }
+        for part in text.split(whereSeparator: { "/-_ .".contains($0) }).prefix(4) {
+          words.insert(String(part))
+        }
       }
     }
     self.words = words.isEmpty ? ["x"] : words.sorted()
@@ -129,13 +131,16 @@ struct PredicateGenerator {
         case .date:
           // Sometimes the very moment, nanoseconds and all.
           if case .date(let d) = own, Bool.random(using: &random) { return .date(d) }
-          return .date(Timestamp(secondsSince1970: shifted, nanoseconds: Int32.random(in: 0...2, using: &random) * 500_000_000))
+          return .date(
+            Timestamp(
+              secondsSince1970: shifted, nanoseconds: Int32.random(in: 0...2, using: &random) * 500_000_000))
         case .double:
           if case .double(let d) = own, Bool.random(using: &random) { return .double(d) }
           // Whole numbers too, written as doubles: the parser reads `9` on a double field as 9.0.
           return Bool.random(using: &random) ? .double(Double(shifted)) : .double(Double(shifted) + 0.25)
         default:
-          return Int.random(in: 0..<5, using: &random) == 0 ? .double(Double(shifted) + 0.5) : .integer(shifted)
+          return Int.random(in: 0..<5, using: &random) == 0
+            ? .double(Double(shifted) + 0.5) : .integer(shifted)
         }
       }
       let ops: [ComparisonOperator] = [

@@ -45,7 +45,8 @@ public struct TypedIntegerListField: TypedField {
     QueryCondition(
       .comparison(
         Comparison(
-          field: field, quantifier: quantifier, operator: element.comparisonOperator, options: element.options,
+          field: field, quantifier: quantifier, operator: element.comparisonOperator,
+          options: element.options,
           value: element.value)))
   }
 }
