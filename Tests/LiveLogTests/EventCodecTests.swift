@@ -66,7 +66,7 @@ import Testing
     let event = upsert(repository, lsn: 77, time: 1, ends: true, row: 300, previous: 12)
     for collectionID: UInt32 in [0, 1] {
       let encoded = try EventCodec.encode(event, collectionID: collectionID)
-      var random = SeededRandom(seed: 3)
+      var random = SplitMix64(seed: 3)
       for index in encoded.indices {
         var damaged = encoded
         damaged[index] ^= UInt8.random(in: 1...255, using: &random)

@@ -61,17 +61,11 @@ struct IssueRecord: Record, Hashable {
 
 /// Values drawn from a seed, so that a failing case can be run again.
 struct Generator: RandomNumberGenerator {
-  private var state: UInt64
+  private var random: SplitMix64
 
-  init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+  init(seed: UInt64) { random = SplitMix64(seed: seed &+ 0x9E37_79B9_7F4A_7C15) }
 
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func next() -> UInt64 { random.next() }
 
   static let words = [
     "swift", "Swift", "animation", "café", "CAFÉ", "json", "rust", "go", "ui", "kit", "straße",

@@ -59,8 +59,7 @@ struct AppV2: Record {
 // end doc
 
 @Suite struct DocumentationExamples {
-  static let apps = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/apps")
+  static let apps = FixtureFiles.root.appendingPathComponent("apps")
 
   @Test func theAppsExampleRunsAndAgreesWithTheFile() async throws {
     let directory = try TemporaryDirectory()

@@ -33,38 +33,14 @@ enum LogExport {
     writer.string(event.collection)
     writer.key("schema_version")
     writer.integer(event.schemaVersion)
-    writer.key("op")
-    switch event.change {
-    case .upsert(let record):
-      writer.string("upsert")
-      writer.key("id")
-      if let key = record.primaryKey {
-        RecordJSONShape.write(key.fieldValue, to: &writer)
-      } else {
-        writer.null()
-      }
-    case .delete(let key):
-      writer.string("delete")
-      writer.key("id")
-      RecordJSONShape.write(key.fieldValue, to: &writer)
-    case .schema:
-      writer.string("schema")
-    }
+    event.change.writeOperation(to: &writer)
     writer.key("row")
     writer.integer(event.row)
     writer.key("previous")
     if let previous = event.previousLSN { writer.integer(previous) } else { writer.null() }
     writer.key("commit_end")
     writer.bool(event.endsCommit)
-    switch event.change {
-    case .upsert(let record):
-      writer.key("record")
-      RecordJSONShape(record.schema).write(record.values, to: &writer)
-    case .schema(let schema):
-      writer.key("schema")
-      schema.write(to: &writer, slots: true)
-    case .delete: break
-    }
+    event.change.writeContent(to: &writer, slots: true)
     writer.key("checksum")
     writer.string(hex(checksum))
     writer.endObject()

@@ -53,7 +53,7 @@ import Testing
       if worker == 0 {
         // The writer: batches of upserts (some edited) and deletes; every commit keeps the
         // invariant that the store's version equals its log's length.
-        var random = SeededRandom(seed: 5)
+        var random = SplitMix64(seed: 5)
         for round in 0..<Self.commits {
           var batch: [Mutation] = []
           for _ in 0..<Int.random(in: 1...30, using: &random) {
@@ -161,7 +161,7 @@ import Testing
     let done = Flag()
     Self.concurrently(3) { worker in
       if worker == 0 {
-        var random = SeededRandom(seed: 9)
+        var random = SplitMix64(seed: 9)
         for round in 0..<Self.commits {
           var batch: [Mutation] = []
           for _ in 0..<Int.random(in: 1...20, using: &random) {

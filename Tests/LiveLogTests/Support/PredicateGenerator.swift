@@ -27,7 +27,7 @@ struct PredicateGenerator {
     self.words = words.isEmpty ? ["x"] : words.sorted()
   }
 
-  mutating func query(using random: inout SeededRandom) -> Query {
+  mutating func query(using random: inout SplitMix64) -> Query {
     var query = Query(predicate: predicate(depth: 0, using: &random))
     if Int.random(in: 0..<3, using: &random) == 0 {
       let sortable = schema.fields.filter { !$0.type.isList }
@@ -41,7 +41,7 @@ struct PredicateGenerator {
     return query
   }
 
-  private mutating func predicate(depth: Int, using random: inout SeededRandom) -> Predicate {
+  private mutating func predicate(depth: Int, using random: inout SplitMix64) -> Predicate {
     let roll = Int.random(in: 0..<10, using: &random)
     if depth < 3 && roll < 3 {
       let parts = (0..<Int.random(in: 2...3, using: &random)).map { _ in
@@ -57,11 +57,11 @@ struct PredicateGenerator {
     return .comparison(comparison(using: &random))
   }
 
-  private func sample(using random: inout SeededRandom) -> [FieldValue] {
+  private func sample(using random: inout SplitMix64) -> [FieldValue] {
     records[Int.random(in: 0..<records.count, using: &random)]
   }
 
-  private func pattern(from text: String, using random: inout SeededRandom) -> String {
+  private func pattern(from text: String, using random: inout SplitMix64) -> String {
     let characters = Array(text)
     guard !characters.isEmpty else { return "" }
     let start = Int.random(in: 0..<characters.count, using: &random)
@@ -76,7 +76,7 @@ struct PredicateGenerator {
     return piece
   }
 
-  private mutating func comparison(using random: inout SeededRandom) -> Comparison {
+  private mutating func comparison(using random: inout SplitMix64) -> Comparison {
     let field = schema.fields.randomElement(using: &random) ?? schema.fields[0]
     let values = sample(using: &random)
     let own = values[field.position]
