@@ -2,7 +2,7 @@ import Changesets
 import TestSupport
 import Testing
 
-@testable import livelog
+@testable import LiveLogCommand
 
 /// The screen update strategy: which table lines a changeset rewrites, which it only moves, and
 /// that the terminal ends up showing exactly the frame.
