@@ -24,6 +24,15 @@ public enum Durability: Sendable, Hashable, CustomStringConvertible {
   /// bulk loads that can be redone, and call `Environment.sync()` when the load is done.
   case noSync
 
+  /// Orders the modes from the least to the most durable.
+  var strictness: Int {
+    switch self {
+    case .noSync: 0
+    case .noMetaSync: 1
+    case .durable: 2
+    }
+  }
+
   var environmentFlags: UInt32 {
     switch self {
     case .durable: 0

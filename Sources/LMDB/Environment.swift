@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -14,24 +15,38 @@ import CLMDB
 /// - Write transactions (`write`) are serialized: one at a time in this process, and LMDB's lock
 ///   file serializes them across processes.
 /// - A write that fills the map grows it and runs again, up to `EnvironmentOptions.maximumMapSize`.
+/// - One directory has one environment per process: `open(path:options:)` returns the one already
+///   open (LMDB forbids a second handle; see `OpenEnvironments`).
 public final class Environment: @unchecked Sendable {
   // @unchecked: `handle` is used only through LMDB calls that are thread-safe under MDB_NOTLS;
   // the map is guarded by `access` and writers by `writer`.
   let handle: OpaquePointer
   /// The directory holding `data.mdb` and `lock.mdb`.
   public let path: String
-  /// The options it was opened with.
+  /// The options it was opened with. Its durability is the one it was opened with; `durability`
+  /// is the one in force.
   public let options: EnvironmentOptions
   private let access = AccessLock()
   private let writer = WriterLock()
+  /// The directory's key in `OpenEnvironments`.
+  private let registryKey: String
+  /// When commits reach the disk now: the strictest any opener asked for.
+  private let currentDurability: Mutex<Durability>
+  private let commitObservers = Mutex<[WeakCommitObserver]>([])
   /// Reader slots of dead processes that opening this environment cleared (`mdb_reader_check`).
   public let staleReadersCleared: Int
   /// Whether the environment was opened without LMDB's lock file (read-only, lock file not
   /// writable); see `init(path:options:)` for what that risks.
   public let isUnlocked: Bool
 
-  /// Opens (and creates, unless read-only) the environment in the directory `path`, which must
-  /// exist. Clears reader slots left behind by processes that died (`mdb_reader_check`).
+  /// The environment of the directory `path`, which must exist: the one this process has open
+  /// for it, or a newly opened (and, unless read-only, created) one. A new one clears reader slots
+  /// left behind by processes that died (`mdb_reader_check`).
+  ///
+  /// An environment already open is shared when it can serve `options`: a read-only one cannot
+  /// serve a writer, and one opened with fewer databases cannot serve more (both are fixed when
+  /// LMDB opens it): those fail with `isAlreadyOpen`. A stricter durability tightens the shared
+  /// environment's for every user; its map size and reader limit stay as first opened.
   ///
   /// A read-only open of a directory whose lock file this process may not write (a store owned
   /// by another user, a `chmod a-w` directory) opens without the lock file (`MDB_NOLOCK`), and
@@ -40,7 +55,13 @@ public final class Environment: @unchecked Sendable {
   /// active, a read may see a torn state (checksummed events then fail their check; other reads
   /// may return wrong data). Reading a store nobody writes, which is what a read-only directory is
   /// for, is safe. On a read-only file system LMDB itself opens without locks, with the same risk.
-  public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws {
+  public static func open(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws
+    -> Environment
+  {
+    try OpenEnvironments.environment(path: path, options: options)
+  }
+
+  init(opening path: String, options: EnvironmentOptions, registeredAs key: String) throws {
     do {
       (handle, staleReadersCleared) = try Environment.open(path: path, options: options, withoutLock: false)
       isUnlocked = false
@@ -50,6 +71,62 @@ public final class Environment: @unchecked Sendable {
     }
     self.path = path
     self.options = options
+    registryKey = key
+    currentDurability = Mutex(options.durability)
+  }
+
+  /// Checks that this open environment can serve an opener asking for `requested`, and tightens
+  /// its durability to the opener's if that is stricter.
+  func admit(_ requested: EnvironmentOptions) throws {
+    if options.readOnly && !requested.readOnly {
+      throw LMDBError(
+        code: LMDBError.alreadyOpenCode, operation: "open(\(path))",
+        message:
+          "this process has it open read-only, and one environment serves a directory per process; "
+          + "close the read-only store first (release every value that uses it), or open it for writing first"
+      )
+    }
+    if requested.maxDatabases > options.maxDatabases {
+      throw LMDBError(
+        code: LMDBError.alreadyOpenCode, operation: "open(\(path))",
+        message:
+          "this process has it open for at most \(options.maxDatabases) databases and asks now for "
+          + "\(requested.maxDatabases); open it with the larger number first")
+    }
+    try tightenDurability(to: requested.durability)
+  }
+
+  /// When commits reach the disk now.
+  public var durability: Durability { currentDurability.withLock { $0 } }
+
+  /// Makes commits at least as durable as `durability` from now on (`mdb_env_set_flags`).
+  private func tightenDurability(to durability: Durability) throws {
+    guard durability.strictness > self.durability.strictness else { return }
+    // LMDB's flags may not change while a commit reads them: take the writer's lock.
+    try writer.withLock {
+      let relaxed = UInt32(MDB_NOSYNC) | UInt32(MDB_NOMETASYNC)
+      try check(mdb_env_set_flags(handle, relaxed, 0), "mdb_env_set_flags")
+      if durability.environmentFlags != 0 {
+        try check(mdb_env_set_flags(handle, durability.environmentFlags, 1), "mdb_env_set_flags")
+      }
+      currentDurability.withLock { $0 = durability }
+    }
+  }
+
+  /// Tells `observer` of every commit through this environment, by any of its users in this
+  /// process, until the observer is released (the environment holds it weakly). Commits of other
+  /// processes are not seen: follow the data for those.
+  public func addCommitObserver(_ observer: some CommitObserver) {
+    commitObservers.withLock { observers in
+      observers.removeAll { $0.observer == nil }
+      observers.append(WeakCommitObserver(observer: observer))
+    }
+  }
+
+  private func notifyCommitObservers() {
+    for observer in commitObservers.withLock({ $0.compactMap(\.observer) }) {
+      observer.environmentDidCommit()
+    }
   }
 
   private static func open(path: String, options: EnvironmentOptions, withoutLock: Bool) throws -> (
@@ -79,6 +156,7 @@ public final class Environment: @unchecked Sendable {
 
   deinit {
     mdb_env_close(handle)
+    OpenEnvironments.closed(ObjectIdentifier(self), key: registryKey)
   }
 
   // MARK: Transactions
@@ -105,9 +183,10 @@ public final class Environment: @unchecked Sendable {
   /// When the map fills up, the transaction is aborted, the map grows and `body` runs again, so
   /// `body` may run more than once: keep its effects inside the transaction. When the map may not
   /// grow further (`EnvironmentOptions.maximumMapSize`), the write fails with an error for which
-  /// `isMapLimitReached` is true, and the environment stays usable.
+  /// `isMapLimitReached` is true, and the environment stays usable. After the commit, the commit
+  /// observers run (`observeCommits`).
   public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
-    try writer.withLock {
+    let value = try writer.withLock {
       while true {
         let state = WriteState()
         let outcome: Result<R, any Error>? = access.withShared {
@@ -142,6 +221,8 @@ public final class Environment: @unchecked Sendable {
         if state.hitMapFull { try growMap() } else { try adoptGrownMap() }
       }
     }
+    notifyCommitObservers()
+    return value
   }
 
   /// Opens a read transaction that stays open until the snapshot is released, for results that
@@ -312,4 +393,16 @@ public struct EnvironmentInfo: Sendable, Hashable {
 
   /// Bytes of the map in use.
   public var usedBytes: Int { pagesUsed * pageSize }
+}
+
+/// What the write path tells after each commit (as GRDB's `TransactionObserver`): how a store's
+/// live queries hear of commits made through any store value that shares the environment.
+public protocol CommitObserver: AnyObject, Sendable {
+  /// A write transaction committed. Called on the committing thread, after the writer's lock is
+  /// released: return quickly (hand the work to a queue).
+  func environmentDidCommit()
+}
+
+private struct WeakCommitObserver: Sendable {
+  weak var observer: (any CommitObserver)?
 }

@@ -42,12 +42,19 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
   public var isAccessDenied: Bool { code == 13 || code == 30 || code == 1 }
   /// The disk or the file size limit is full (`ENOSPC`, `EFBIG`, `EDQUOT`).
   public var isDiskFull: Bool { code == 28 || code == 27 || code == 122 }
+  /// Every slot of the reader table (shared by all processes) is taken (`MDB_READERS_FULL`).
+  public var isReadersFull: Bool { code == MDB_READERS_FULL }
+  /// The directory's environment is already open in this process in a way that cannot serve the
+  /// open asked for (read-only for a writer, or with fewer databases).
+  public var isAlreadyOpen: Bool { code == LMDBError.alreadyOpenCode }
 
   /// This layer's code for a write that would need a map beyond the configured maximum.
   /// It lies outside LMDB's range (-30799 ... -30780) and outside `errno` values.
   public static let mapLimitReachedCode: Int32 = -30_700
   /// This layer's code for a value too large for a key or a malformed argument.
   public static let invalidArgumentCode: Int32 = -30_701
+  /// This layer's code for an environment already open in this process that cannot serve an open.
+  public static let alreadyOpenCode: Int32 = -30_702
 }
 
 /// Turns an LMDB return code into a thrown `LMDBError`.

@@ -16,7 +16,7 @@ private func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Ar
   @Test func putGetAndCursorOrder() throws {
     let path = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let env = try Environment(path: path)
+    let env = try Environment.open(path: path)
     let db = try env.write { try env.openDatabase("numbers", flags: .integerKey, create: true, in: $0) }
     let keys: [UInt64] = (0..<500).map { ($0 * 7919) % 1000 }
     try env.write { txn in
@@ -41,7 +41,7 @@ private func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Ar
   @Test func appendRejectsOutOfOrderKeysAndAbortsTheWholeTransaction() throws {
     let path = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let env = try Environment(path: path)
+    let env = try Environment.open(path: path)
     let db = try env.write { try env.openDatabase("log", flags: .integerKey, create: true, in: $0) }
     try env.write { txn in
       try txn.put(db, 1, [1], flags: .append)
@@ -63,7 +63,7 @@ private func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Ar
     var options = EnvironmentOptions()
     options.mapSize = 1 << 20
     options.maximumMapSize = 8 << 20
-    let env = try Environment(path: path, options: options)
+    let env = try Environment.open(path: path, options: options)
     let db = try env.write { try env.openDatabase("blobs", flags: .integerKey, create: true, in: $0) }
     let blob = [UInt8](repeating: 0xAB, count: 100_000)
     // 3 MB fits only after the map grew past its initial 1 MiB.
@@ -89,7 +89,7 @@ private func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Ar
     defer { try? FileManager.default.removeItem(atPath: path) }
     var options = EnvironmentOptions()
     options.mapSize = 1 << 20
-    let env = try Environment(path: path, options: options)
+    let env = try Environment.open(path: path, options: options)
     let db = try env.write { try env.openDatabase("data", flags: .integerKey, create: true, in: $0) }
     try env.write { txn in try txn.put(db, 0, bytes(42)) }
     let snapshot = try env.makeSnapshot()
@@ -108,7 +108,7 @@ private func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Ar
     defer { try? FileManager.default.removeItem(atPath: path) }
     var options = EnvironmentOptions()
     options.mapSize = 1 << 20
-    let env = try Environment(path: path, options: options)
+    let env = try Environment.open(path: path, options: options)
     let db = try env.write { try env.openDatabase("pairs", flags: .integerKey, create: true, in: $0) }
     // Writers keep keys 0 and 1 equal; a reader that sees them differ saw a torn state.
     let torn = Atomicish()

@@ -6,7 +6,7 @@ import Testing
   @Test func activeReadersCountsOpenSnapshotsOnly() throws {
     let path = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let env = try Environment(path: path)
+    let env = try Environment.open(path: path)
     #expect(env.staleReadersCleared == 0)
     #expect(!env.isUnlocked)
     #expect(env.activeReaders() == 0)

@@ -59,7 +59,7 @@ import Testing
       by: "stargazers_count", ascending: false)
     let collector = Collector()
     let task = Task {
-      for await change in results.changes { collector.take(change) }
+      for try await change in results.changes { collector.take(change) }
     }
     await collector.wait(forVersion: try store.version())
     var random = SplitMix64(seed: 8)
@@ -118,7 +118,7 @@ import Testing
     let query = try Query(parsing: "stargazers_count >= 0 SORT(full_name ASC)")
     let collector = Collector()
     let task = Task {
-      for await change in try store.results(query).changes(since: then) { collector.take(change) }
+      for try await change in try store.results(query).changes(since: then) { collector.take(change) }
     }
     await collector.wait(forVersion: try store.version())
     task.cancel()

@@ -97,7 +97,7 @@ struct AppV2: Record {
     // the commit delivered.
     let listener = Task {
       // doc: app-live
-      for await change in swiftApps.changes {
+      for try await change in swiftApps.changes {
         switch change {
         case .initial(let results):
           print("\(results.count) apps")  // reload the table
@@ -108,18 +108,18 @@ struct AppV2: Record {
       // end doc
     }
     var iterator = swiftApps.changes.makeAsyncIterator()
-    guard case .initial(let initial)? = await iterator.next() else {
+    guard case .initial(let initial)? = try await iterator.next() else {
       Issue.record("no initial delivery")
       return
     }
     let changes = Self.apps.appendingPathComponent("changes-1.ndjson").path
     try store.write(try RecordFile(path: changes).mutations(of: App.self))
-    guard case .update(let updated, let changeset)? = await iterator.next() else {
+    guard case .update(let updated, let changeset)? = try await iterator.next() else {
       Issue.record("no update after the commit")
       return
     }
     listener.cancel()
-    await listener.value
+    _ = try await listener.value
     #expect(changeset.applied(to: try initial.ids(), new: try updated.ids()) == (try updated.ids()))
     #expect(!changeset.modifications.isEmpty)
   }
@@ -141,7 +141,7 @@ struct AppV2: Record {
     // end doc
     let listener = Task {
       // doc: readme
-      for await change in results.changes {  // .initial(results), then .update(results, changeset)
+      for try await change in results.changes {  // .initial(results), then .update(results, changeset)
         print(change)
       }
       // end doc
@@ -149,7 +149,7 @@ struct AppV2: Record {
     #expect(results.count == 28)
     #expect(try store.count(App.self) == 1_656)
     listener.cancel()
-    await listener.value
+    _ = try await listener.value
   }
 
   /// A collection created by `livelog collection create apps --schema apps.schema.json` opens

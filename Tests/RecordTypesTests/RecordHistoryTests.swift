@@ -115,7 +115,7 @@ import Testing
     #expect(try store.collections().map(\.name) == ["repositories"])
     #expect(try store.version() == version)
     var iterator = liked.changes.makeAsyncIterator()
-    guard case .initial(let initial)? = await iterator.next() else {
+    guard case .initial(let initial)? = try await iterator.next() else {
       Issue.record("no initial delivery")
       return
     }
@@ -124,7 +124,7 @@ import Testing
     var bookmarks = (0..<30).map { _ in generator.bookmark() }
     for index in bookmarks.indices { bookmarks[index].stars = index }
     try store.write(bookmarks.map { .upsert($0) })
-    guard case .update(let results, let changeset)? = await iterator.next() else {
+    guard case .update(let results, let changeset)? = try await iterator.next() else {
       Issue.record("no update when the collection was created")
       return
     }
@@ -161,12 +161,12 @@ import Testing
     // A subscriber that was away resumes with one changeset from then to now.
     let results = try store.objects(Bookmark.self).with(query)
     var iterator = try results.changes(since: early).makeAsyncIterator()
-    guard case .initial(let then)? = await iterator.next() else {
+    guard case .initial(let then)? = try await iterator.next() else {
       Issue.record("no initial delivery")
       return
     }
     #expect(try then.ids() == earlyIDs)
-    guard case .update(let now, let changeset)? = await iterator.next() else {
+    guard case .update(let now, let changeset)? = try await iterator.next() else {
       Issue.record("no update")
       return
     }

@@ -266,7 +266,6 @@ extension Store {
       start = end
     }
     summary.appended = fresh.count
-    if !fresh.isEmpty { hub.wake() }
     summary.version = try self.version()
     return summary
   }

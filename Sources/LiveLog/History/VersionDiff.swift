@@ -21,12 +21,11 @@ extension Results {
   /// undone in between is no change), and moves are minimal.
   public func diff(from: UInt64, to: UInt64) throws -> VersionDiff<Element> {
     guard from <= to else { throw StoreError.versionsReversed(from: from, to: to) }
-    let (snapshot, catalog) = try store.makeSnapshot()
-    return try snapshot.read { txn in
+    return try store.read { txn, catalog in
       let current = try store.log.lastLSN(txn)
       guard to <= current else { throw StoreError.lsnOutOfRange(requested: to, version: current) }
       guard let stored = catalog.collection(named: collection) else {
-        let empty = Evaluation(rows: .array([]), snapshot: snapshot, stored: nil, version: from)
+        let empty = Evaluation(rows: .array([]), view: nil, version: from)
         var late = empty
         late.version = to
         return VersionDiff(
@@ -55,12 +54,15 @@ extension Results {
         from: with(
           query: query, asOf: from,
           evaluation: Evaluation(
-            rows: .array(oldRows), snapshot: snapshot, stored: stored, version: from, history: early.versions)
-        ),
+            rows: .array(oldRows),
+            view: VersionView(early, collection: stored, store: store, through: current),
+            version: from)),
         to: with(
           query: query, asOf: to,
           evaluation: Evaluation(
-            rows: .array(newRows), snapshot: snapshot, stored: stored, version: to, history: late.versions)),
+            rows: .array(newRows),
+            view: VersionView(late, collection: stored, store: store, through: current),
+            version: to)),
         changeset: changeset)
     }
   }

@@ -25,8 +25,10 @@ public enum ResultsChange<Element: Sendable>: Sendable {
 final class ChangeChannel<Element: Sendable>: Sendable {
   private struct State {
     var pending: [ResultsChange<Element>] = []
-    var waiter: CheckedContinuation<ResultsChange<Element>?, Never>?
+    var waiter: CheckedContinuation<ResultsChange<Element>?, any Error>?
     var finished = false
+    /// Why the subscription ended, if it failed: thrown once the pending changes are taken.
+    var failure: StoreFailure?
     var pumpScheduled = false
   }
 
@@ -42,7 +44,7 @@ final class ChangeChannel<Element: Sendable>: Sendable {
 
   /// Hands a change to the consumer (from the hub's queue).
   func send(_ change: ResultsChange<Element>) {
-    let waiter: CheckedContinuation<ResultsChange<Element>?, Never>? = state.withLock { state in
+    let waiter: CheckedContinuation<ResultsChange<Element>?, any Error>? = state.withLock { state in
       guard !state.finished else { return nil }
       if let waiter = state.waiter {
         state.waiter = nil
@@ -64,17 +66,23 @@ final class ChangeChannel<Element: Sendable>: Sendable {
     waiter?.resume(returning: change)
   }
 
-  /// The next change, or `nil` once finished; waits when none is pending.
-  func next() async -> ResultsChange<Element>? {
-    await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<ResultsChange<Element>?, Never>) in
-        let ready: ResultsChange<Element>?? = state.withLock { state in
-          if !state.pending.isEmpty { return .some(state.pending.removeFirst()) }
-          if state.finished { return .some(nil) }
+  /// The next change, or `nil` once finished; waits when none is pending. Throws why the
+  /// subscription failed, after the changes delivered before the failure.
+  func next() async throws -> ResultsChange<Element>? {
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<ResultsChange<Element>?, any Error>) in
+        let ready: Result<ResultsChange<Element>?, any Error>? = state.withLock { state in
+          if !state.pending.isEmpty { return .success(state.pending.removeFirst()) }
+          if let failure = state.failure {
+            state.failure = nil
+            return .failure(failure.error)
+          }
+          if state.finished { return .success(nil) }
           state.waiter = continuation
           return nil
         }
-        if let ready { continuation.resume(returning: ready) }
+        if let ready { continuation.resume(with: ready) }
       }
     } onCancel: {
       finish()
@@ -86,15 +94,28 @@ final class ChangeChannel<Element: Sendable>: Sendable {
     state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
   }
 
-  /// Ends the channel: a waiting consumer gets `nil`, and the hub lets the subscription go.
-  func finish() {
-    let waiter = state.withLock { state -> CheckedContinuation<ResultsChange<Element>?, Never>? in
+  /// Ends the channel: a waiting consumer gets `nil` (or `error`, thrown after the changes
+  /// still pending), and the hub lets the subscription go.
+  func finish(throwing error: (any Error)? = nil) {
+    let waiter = state.withLock { state -> CheckedContinuation<ResultsChange<Element>?, any Error>? in
+      guard !state.finished else { return nil }
       state.finished = true
-      state.pending.removeAll()
+      if let error {
+        state.failure = StoreFailure(error)
+      } else {
+        state.pending.removeAll()
+      }
       defer { state.waiter = nil }
       return state.waiter
     }
-    waiter?.resume(returning: nil)
+    if let waiter {
+      if let error {
+        state.withLock { $0.failure = nil }
+        waiter.resume(throwing: error)
+      } else {
+        waiter.resume(returning: nil)
+      }
+    }
     let callback = onFinish.withLock { callback -> (@Sendable () -> Void)? in
       defer { callback = nil }
       return callback
@@ -104,15 +125,18 @@ final class ChangeChannel<Element: Sendable>: Sendable {
 
   var isFinished: Bool { state.withLock { $0.finished } }
 
-  /// Delivers pending changes to `handler` on `queue`, one at a time, as they come: the callback
-  /// form of consumption. Returns the closure the hub calls after each `send`.
-  func pump(on queue: DispatchQueue, _ handler: @escaping @Sendable (ResultsChange<Element>) -> Void)
-    -> @Sendable () -> Void
-  {
+  /// Delivers pending changes to `handler` on `queue`, one at a time, as they come, then the
+  /// failure to `onError`, if the subscription fails: the callback form of consumption. Returns
+  /// the closure the hub calls after each `send` and after a failure.
+  func pump(
+    on queue: DispatchQueue, _ handler: @escaping @Sendable (ResultsChange<Element>) -> Void,
+    onError: (@Sendable (any Error) -> Void)? = nil
+  ) -> @Sendable () -> Void {
     { [weak self] in
       guard let self else { return }
       let schedule = self.state.withLock { state -> Bool in
-        guard !state.pumpScheduled, !state.pending.isEmpty, !state.finished else { return false }
+        guard !state.pumpScheduled, !state.pending.isEmpty || state.failure != nil else { return false }
+        guard !state.finished || state.failure != nil else { return false }
         state.pumpScheduled = true
         return true
       }
@@ -120,15 +144,24 @@ final class ChangeChannel<Element: Sendable>: Sendable {
       queue.async { [weak self] in
         guard let self else { return }
         while true {
-          let change = self.state.withLock { state -> ResultsChange<Element>? in
-            guard !state.finished, !state.pending.isEmpty else {
-              state.pumpScheduled = false
-              return nil
+          let next = self.state.withLock { state -> Result<ResultsChange<Element>, any Error>? in
+            if !state.pending.isEmpty, !state.finished || state.failure != nil {
+              return .success(state.pending.removeFirst())
             }
-            return state.pending.removeFirst()
+            state.pumpScheduled = false
+            if let failure = state.failure {
+              state.failure = nil
+              return .failure(failure.error)
+            }
+            return nil
           }
-          guard let change else { return }
-          handler(change)
+          switch next {
+          case .success(let change): handler(change)
+          case .failure(let error):
+            onError?(error)
+            return
+          case nil: return
+          }
         }
       }
     }

@@ -6,11 +6,12 @@ import Synchronization
 
 /// Keeps a store's live queries up to date, one commit at a time, in commit order.
 ///
-/// The hub follows the log: commits of this process wake it at once, and a timer notices commits
-/// of other processes (every `pollInterval`). Each commit's records are decoded once and offered
+/// The hub follows the log: commits of this process wake it at once (it observes the environment's
+/// commits, whichever `Store` value made them), and a timer notices commits of other processes
+/// (every `pollInterval`). Each commit's records are decoded once and offered
 /// to every live query of their collection, which tests only those records. All of this happens
 /// on one serial queue, so live queries need no locks and changes arrive in commit order.
-final class LiveHub: @unchecked Sendable {
+final class LiveHub: CommitObserver, @unchecked Sendable {
   // @unchecked: `subscriptions` and `timer` are touched only on `queue`; `store` is a weak
   // reference behind a lock.
 
@@ -21,6 +22,8 @@ final class LiveHub: @unchecked Sendable {
   private let owner = Mutex<WeakStore>(WeakStore())
   private var subscriptions: [UInt64: Subscription] = [:]
   private var timer: (any DispatchSourceTimer)?
+  /// When `advance` first failed for want of a reader slot, while it keeps failing so.
+  private var failingSince: DispatchTime?
   private let nextID = Mutex<UInt64>(1)
 
   /// One live query and where its changes go, whatever its results' element type.
@@ -28,12 +31,13 @@ final class LiveHub: @unchecked Sendable {
     var live: LiveQuery
     /// Whether the consumer went away.
     let isFinished: @Sendable () -> Bool
-    /// Ends the consumer's sequence.
-    let finish: @Sendable () -> Void
-    /// Hands the consumer the results after a commit and the changeset to them.
-    /// The history (rows whose record at the version is in the log) is for a delivery older than
-    /// the snapshot: one commit of several taken at once.
-    let deliver: @Sendable (Changeset, RowList, UInt64, Snapshot, StoredCollection, [Row: UInt64]) -> Void
+    /// Ends the consumer's sequence with an error.
+    let fail: @Sendable (any Error) -> Void
+    /// Hands the consumer the results after a commit (at a version, read from a log that ended
+    /// at a later or the same LSN) and the changeset to them. The history (rows whose record at
+    /// the version is in the log) is for a delivery older than the log's end: one commit of
+    /// several taken at once.
+    let deliver: @Sendable (Changeset, RowList, UInt64, UInt64, StoredCollection, [Row: UInt64]) -> Void
   }
 
   /// How a subscription starts: its live query and first delivery, made on the hub's queue from
@@ -49,26 +53,51 @@ final class LiveHub: @unchecked Sendable {
   }
 
   /// Starts a subscription; `start` builds it on the hub's queue.
-  func subscribe(onFailure finish: @escaping @Sendable () -> Void, _ start: @escaping Start) -> UInt64 {
+  func subscribe(onFailure fail: @escaping @Sendable (any Error) -> Void, _ start: @escaping Start) -> UInt64
+  {
     let id = nextID.withLock { next in
       defer { next += 1 }
       return next
     }
     queue.async {
-      guard let store = self.owner.withLock({ $0.store }) else { return finish() }
-      do {
-        let (snapshot, catalog) = try store.makeSnapshot()
-        let current = try snapshot.read { try store.log.lastLSN($0) }
-        guard let subscription = try start(snapshot, catalog, current) else { return }
-        self.subscriptions[id] = subscription
-        self.startTimer()
-        self.advance()
-      } catch {
-        // The subscription cannot start: end it; the consumer sees the sequence finish.
-        finish()
-      }
+      self.start(id, start, fail: fail, firstTry: .now())
     }
     return id
+  }
+
+  /// How long the hub waits for a reader slot (LMDB's reader table full, shared by every process)
+  /// before it fails the subscriptions that need one.
+  static let readerWait: DispatchTimeInterval = .seconds(2)
+
+  /// Whether `error` is one that passes: a full reader table, before `readerWait` has passed since
+  /// `firstTry`.
+  private static func isWorthRetrying(_ error: any Error, since firstTry: DispatchTime) -> Bool {
+    guard let error = error as? LMDBError, error.isReadersFull else { return false }
+    return DispatchTime.now() < firstTry + readerWait
+  }
+
+  private func start(
+    _ id: UInt64, _ start: @escaping Start, fail: @escaping @Sendable (any Error) -> Void,
+    firstTry: DispatchTime
+  ) {
+    guard let store = owner.withLock({ $0.store }) else {
+      return fail(StoreError.corruptState(reason: "the store of a live query is gone"))
+    }
+    do {
+      let (snapshot, catalog) = try store.makeSnapshot()
+      let current = try snapshot.read { try store.log.lastLSN($0) }
+      guard let subscription = try start(snapshot, catalog, current) else { return }
+      subscriptions[id] = subscription
+      startTimer()
+      advance()
+    } catch  where Self.isWorthRetrying(error, since: firstTry) {
+      queue.asyncAfter(deadline: .now() + LiveHub.pollInterval) {
+        self.start(id, start, fail: fail, firstTry: firstTry)
+      }
+    } catch {
+      // The subscription cannot start: the consumer gets the error.
+      fail(error)
+    }
   }
 
   func unsubscribe(_ id: UInt64) {
@@ -82,7 +111,7 @@ final class LiveHub: @unchecked Sendable {
   }
 
   /// A commit happened in this process: look at the log now.
-  func wake() {
+  func environmentDidCommit() {
     queue.async { self.advance() }
   }
 
@@ -110,11 +139,13 @@ final class LiveHub: @unchecked Sendable {
     do {
       let (snapshot, catalog) = try store.makeSnapshot()
       let wanted = Set(subscriptions.values.map(\.live.collection))
-      let batches = try snapshot.read { txn -> [CommittedBatch] in
+      let (batches, current) = try snapshot.read { txn -> ([CommittedBatch], UInt64) in
         let current = try store.log.lastLSN(txn)
-        guard current > oldest else { return [] }
-        return try store.log.commits(
-          after: oldest, through: current, catalog: catalog, collections: wanted, txn)
+        guard current > oldest else { return ([], current) }
+        return (
+          try store.log.commits(after: oldest, through: current, catalog: catalog, collections: wanted, txn),
+          current
+        )
       }
       guard let newest = batches.last?.lastLSN else { return }
       for id in subscriptions.keys {
@@ -129,19 +160,25 @@ final class LiveHub: @unchecked Sendable {
             // Rows a later commit of this run changed read their version of then from the log.
             let history = versions[index].compactMapValues { $0 }
             subscription.deliver(
-              changeset, subscription.live.visibleRows, batch.lastLSN, snapshot, collection, history)
+              changeset, subscription.live.visibleRows, batch.lastLSN, current, collection, history)
           } else {
             composed = composed.map { $0.composed(with: changeset) } ?? changeset
           }
         }
         subscriptions[id] = subscription
         if let composed {
-          subscription.deliver(composed, subscription.live.visibleRows, newest, snapshot, collection, [:])
+          subscription.deliver(composed, subscription.live.visibleRows, newest, current, collection, [:])
         }
       }
+      failingSince = nil
+    } catch  where Self.isWorthRetrying(error, since: failingSince ?? .now()) {
+      // No reader slot now: the timer tries again.
+      if failingSince == nil { failingSince = .now() }
     } catch {
-      // A damaged log or state: end every subscription rather than deliver wrong changesets.
-      for subscription in subscriptions.values { subscription.finish() }
+      // A damaged log or state, or no reader slot for too long: end every subscription with the
+      // error rather than deliver wrong changesets or none.
+      failingSince = nil
+      for subscription in subscriptions.values { subscription.fail(error) }
       subscriptions.removeAll()
     }
   }

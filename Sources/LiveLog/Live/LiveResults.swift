@@ -17,6 +17,9 @@ public final class LiveResults<Element: Sendable> {
   public private(set) var lastChangeset: Changeset?
   /// How many deliveries have arrived (the initial one counts).
   public private(set) var deliveries = 0
+  /// Why following the store failed (see `ResultsChanges`); `results` then stay as last
+  /// delivered and no more updates come.
+  public private(set) var error: (any Error)?
 
   @ObservationIgnored private var task: Task<Void, Never>?
 
@@ -24,9 +27,13 @@ public final class LiveResults<Element: Sendable> {
   public init(_ results: Results<Element>, keyPaths: [String]? = nil) throws(QueryError) {
     let changes = try results.changes(keyPaths: keyPaths)
     task = Task { @MainActor [weak self] in
-      for await change in changes {
-        guard let self else { return }
-        self.take(change)
+      do {
+        for try await change in changes {
+          guard let self else { return }
+          self.take(change)
+        }
+      } catch {
+        self?.error = error
       }
     }
   }

@@ -6,7 +6,7 @@ import Synchronization
 /// `.update(results, changeset)` after each commit that changes them.
 ///
 /// ```swift
-/// for await change in try store.objects(Repository.self).filter("language == 'Swift'").changes {
+/// for try await change in try store.objects(Repository.self).filter("language == 'Swift'").changes {
 ///   switch change {
 ///   case .initial(let results): tableView.reloadData(with: results)
 ///   case .update(let results, let changeset): tableView.apply(changeset, results)
@@ -15,7 +15,10 @@ import Synchronization
 /// ```
 ///
 /// Each iteration is its own subscription, started when iteration starts and ended when the
-/// iterating task is cancelled or the iterator goes away.
+/// iterating task is cancelled or the iterator goes away. A subscription that fails throws why,
+/// after the changes delivered before: a start past the end of the log (`StoreError.lsnOutOfRange`,
+/// as an as-of query), a damaged log or state, LMDB's reader table full for more than
+/// `LiveHub.readerWait`. A failed subscription is over; start a new one to go on.
 public struct ResultsChanges<Value: Sendable>: AsyncSequence, Sendable {
   public typealias Element = ResultsChange<Value>
 
@@ -33,8 +36,8 @@ public struct ResultsChanges<Value: Sendable>: AsyncSequence, Sendable {
   public struct Iterator: AsyncIteratorProtocol {
     let subscription: LiveSubscription<Value>
 
-    public mutating func next() async -> ResultsChange<Value>? {
-      await subscription.channel.next()
+    public mutating func next() async throws -> ResultsChange<Value>? {
+      try await subscription.channel.next()
     }
   }
 }
@@ -58,7 +61,12 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
     self.hub = hub
     let notified = notify?(channel)
     let since = since ?? results.asOf
-    id = hub.subscribe(onFailure: { channel.finish() }) { snapshot, catalog, current in
+    id = hub.subscribe(
+      onFailure: { error in
+        channel.finish(throwing: error)
+        notified?()
+      }
+    ) { snapshot, catalog, current in
       guard !channel.isFinished else { return nil }
       let version = since ?? current
       let stored = catalog.collection(named: results.collection)
@@ -94,16 +102,24 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
           results.with(
             query: results.query, asOf: since,
             evaluation: .init(
-              rows: live.visibleRows, snapshot: snapshot, stored: stored, version: version,
-              history: history?.versions ?? [:]))))
+              rows: live.visibleRows,
+              view: stored.map { stored in
+                history.map { VersionView($0, collection: stored, store: results.store, through: current) }
+                  ?? VersionView(version: version, collection: stored, store: results.store, through: current)
+              }, version: version))))
       notified?()
       return LiveHub.Subscription(
-        live: live, isFinished: { channel.isFinished }, finish: { channel.finish() },
-        deliver: { changeset, rows, version, snapshot, collection, history in
+        live: live, isFinished: { channel.isFinished },
+        fail: { error in
+          channel.finish(throwing: error)
+          notified?()
+        },
+        deliver: { changeset, rows, version, through, collection, history in
+          let view = VersionView(
+            version: version, collection: collection, store: results.store, through: through,
+            versions: history)
           let updated = results.with(
-            query: results.query, asOf: nil,
-            evaluation: .init(
-              rows: rows, snapshot: snapshot, stored: collection, version: version, history: history))
+            query: results.query, asOf: nil, evaluation: .init(rows: rows, view: view, version: version))
           channel.send(.update(updated, changeset))
           notified?()
         })
@@ -157,14 +173,17 @@ extension Results {
 
   /// Calls `handler` on `queue` with the initial results, then after each commit that changes
   /// them, until the token is invalidated or released. `keyPaths`, `since` and `coalescing` mean
-  /// what they mean for `changes(keyPaths:since:coalescing:)`.
+  /// what they mean for `changes(keyPaths:since:coalescing:)`. If the subscription fails (see
+  /// `ResultsChanges`), `onError` is called on `queue` with why, after the changes delivered
+  /// before, and nothing more is delivered.
   public func observe(
     keyPaths: [String]? = nil, since: UInt64? = nil, coalescing: Bool = true, on queue: DispatchQueue,
+    onError: (@Sendable (any Error) -> Void)? = nil,
     _ handler: @escaping @Sendable (ResultsChange<Element>) -> Void
   ) throws(QueryError) -> NotificationToken {
     let subscription = LiveSubscription(
       results: self, keyPaths: try fields(keyPaths), since: since, coalescing: coalescing,
-      notify: { channel in channel.pump(on: queue, handler) })
+      notify: { channel in channel.pump(on: queue, handler, onError: onError) })
     return NotificationToken(subscription)
   }
 

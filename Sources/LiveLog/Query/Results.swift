@@ -1,8 +1,8 @@
 import LMDB
 import Synchronization
 
-/// The records of one collection that match a query, as a random-access collection over one read
-/// snapshot.
+/// The records of one collection that match a query, as a random-access collection frozen at one
+/// version of the store.
 ///
 /// ```swift
 /// let results = try store.objects(Repository.self)
@@ -13,9 +13,11 @@ import Synchronization
 /// `Element` is the record type (`store.objects(Bookmark.self)`), or `RecordValues` for a
 /// collection read by name (`store.objects(in: "bookmarks")`).
 ///
-/// A `Results` is built without touching the store; it runs its query on first use and keeps the
-/// state it saw (one LMDB read transaction) for its whole life, so `count`, subscripts and
-/// iteration agree however the store changes meanwhile. Records are decoded when accessed.
+/// A `Results` is built without touching the store; it runs its query on first use and is frozen
+/// at the version it saw (as Realm's frozen results), so `count`, subscripts and iteration agree
+/// however the store changes meanwhile. It holds no LMDB reader while it lives: each access is one
+/// short read, and records that later commits changed are read, as they were, from the log.
+/// Records are decoded when accessed.
 ///
 /// Collection access cannot throw: if running the query fails (an I/O error, a damaged store),
 /// the collection is empty and `error` says why; a record that cannot be read comes back blank
@@ -37,16 +39,13 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
 
   struct Evaluation: Sendable {
     var rows: RowList
-    var snapshot: Snapshot?
-    /// The collection as the snapshot sees it; `nil` when it did not exist.
-    var stored: StoredCollection?
+    /// The collection at the results' version; `nil` when it did not exist then.
+    var view: VersionView?
     var version: UInt64
-    /// Rows whose record must be read from the log, at these LSNs (as-of results).
-    var history: [Row: UInt64] = [:]
     var error: StoreFailure?
 
     static func failed(_ error: any Error) -> Evaluation {
-      Evaluation(rows: .array([]), snapshot: nil, stored: nil, version: 0, error: StoreFailure(error))
+      Evaluation(rows: .array([]), view: nil, version: 0, error: StoreFailure(error))
     }
   }
 
@@ -81,28 +80,29 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
     if let done = state.withLock({ $0 }) { return done }
     let evaluation: Evaluation
     do {
-      let (snapshot, catalog) = try store.makeSnapshot()
-      evaluation = try snapshot.read { txn in
+      evaluation = try store.read { txn, catalog in
         let current = try store.log.lastLSN(txn)
         guard let stored = catalog.collection(named: collection) else {
           if let asOf, asOf > current { throw StoreError.lsnOutOfRange(requested: asOf, version: current) }
-          return Evaluation(rows: .array([]), snapshot: snapshot, stored: nil, version: asOf ?? current)
+          return Evaluation(rows: .array([]), view: nil, version: asOf ?? current)
         }
         if let asOf, asOf != current {
           guard asOf <= current else { throw StoreError.lsnOutOfRange(requested: asOf, version: current) }
           // The collection as it was then: its schema of then, or nothing before it existed.
           guard let then = stored.asOf(asOf) else {
-            return Evaluation(rows: .array([]), snapshot: snapshot, stored: nil, version: asOf)
+            return Evaluation(rows: .array([]), view: nil, version: asOf)
           }
           let history = try HistoricalState.at(asOf, current: current, log: store.log, collection: then, txn)
           let run = HistoricalQuery(collection: then, log: store.log, txn: txn, state: history)
           return Evaluation(
-            rows: .array(try run.rows(for: query)), snapshot: snapshot, stored: then, version: asOf,
-            history: history.versions)
+            rows: .array(try run.rows(for: query)),
+            view: VersionView(history, collection: then, store: store, through: current), version: asOf)
         }
         var run = QueryRun(collection: stored, txn: txn)
         return Evaluation(
-          rows: .array(try run.rows(for: query)), snapshot: snapshot, stored: stored, version: current)
+          rows: .array(try run.rows(for: query)),
+          view: VersionView(version: current, collection: stored, store: store, through: current),
+          version: current)
       }
     } catch {
       evaluation = .failed(error)
@@ -128,7 +128,7 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
     do {
       return try record(at: position, evaluation)
     } catch {
-      if let blank = decoding.blank(evaluation.stored) { return blank }
+      if let blank = decoding.blank(evaluation.view?.collection) { return blank }
       preconditionFailure(
         "a record of \(collection) cannot be read, and \(Element.self) has no blank value: \(error)")
     }
@@ -144,56 +144,22 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
   }
 
   private func record(at position: Int, _ evaluation: Evaluation) throws -> Element {
-    guard let snapshot = evaluation.snapshot, let stored = evaluation.stored else {
+    guard let view = evaluation.view else {
       throw StoreError.corruptState(reason: "results of \(collection) hold a row but no collection")
     }
     let row = evaluation.rows[position]
-    let values = try snapshot.read { txn in
-      try stored.values(try record(row, stored, evaluation, txn), row: UInt64(row))
-    }
-    return try decoding.decode(values, UInt64(row), stored)
-  }
-
-  /// The stored bytes of `row` as the results see it.
-  private func record(_ row: Row, _ stored: StoredCollection, _ evaluation: Evaluation, _ txn: Transaction)
-    throws
-    -> UnsafeRawBufferPointer
-  {
-    if let lsn = evaluation.history[row] { return try store.log.record(at: lsn, txn) }
-    guard let bytes = try stored.record(at: UInt64(row), txn) else {
-      throw StoreError.corruptState(reason: "\(collection): row \(row) has no record")
-    }
-    return bytes
+    let values = try view.read { try $0.values(row) }
+    return try decoding.decode(values, UInt64(row), view.collection)
   }
 
   /// The primary keys of the results, in order, from the compact row → key table (no record is
-  /// read).
+  /// read, except of rows changed since the results' version).
   public func keys() throws -> [PrimaryKey] {
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
-    guard let snapshot = evaluation.snapshot, let stored = evaluation.stored else { return [] }
+    guard let view = evaluation.view else { return [] }
     let rows = evaluation.rows.rows
-    return try snapshot.read { txn in
-      // Read in row order with one cursor: neighbouring rows share pages.
-      var order = Array(rows.indices)
-      if !rows.isSortedAscending { order.sort { rows[$0] < rows[$1] } }
-      var keys = [PrimaryKey](repeating: .integer(0), count: rows.count)
-      try txn.withCursor(stored.databases.ids) { cursor in
-        for index in order {
-          let row = rows[index]
-          if let lsn = evaluation.history[row] {
-            keys[index] = try RecordView(bytes: try store.log.record(at: lsn, txn), row: row).key(
-              stored.schema.primaryKey)
-            continue
-          }
-          guard let entry = try cursor.seek(to: UInt64(row)) else {
-            throw StoreError.corruptState(reason: "\(collection): row \(row) has no key")
-          }
-          keys[index] = try stored.key(entry.value, row: UInt64(row))
-        }
-      }
-      return keys
-    }
+    return try view.read { try $0.keys(rows) }
   }
 
   /// Rows of the results, in order (the engine's own numbering, for live queries and tests).
@@ -263,23 +229,15 @@ struct StoreFailure: @unchecked Sendable {
   init(_ error: any Error) { self.error = error }
 }
 
-extension Array where Element == Row {
-  fileprivate var isSortedAscending: Bool {
-    indices.dropFirst().allSatisfy { self[$0 - 1] < self[$0] }
-  }
-}
-
 extension Results {
-  /// The same results (the same query, snapshot and rows), read as field values: how code that
+  /// The same results (the same query, version and rows), read as field values: how code that
   /// does not know the record type reads any collection's results.
   public var recordValues: Results<RecordValues> {
     let evaluation = state.withLock { $0 }
     return Results<RecordValues>(
       store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: .values,
       evaluation: evaluation.map {
-        Results<RecordValues>.Evaluation(
-          rows: $0.rows, snapshot: $0.snapshot, stored: $0.stored, version: $0.version, history: $0.history,
-          error: $0.error)
+        Results<RecordValues>.Evaluation(rows: $0.rows, view: $0.view, version: $0.version, error: $0.error)
       })
   }
 }

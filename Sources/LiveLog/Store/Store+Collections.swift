@@ -49,8 +49,7 @@ extension Store {
               + ". Supply a Migration for the collection (StoreOptions.migrations), or declare it as stored: "
               + (stored?.schema.description ?? ""))
       }
-      let done = try changeSchema(of: declared, expecting: stored?.version)
-      if done { hub.wake() }
+      _ = try changeSchema(of: declared, expecting: stored?.version)
       try catalog.refresh()
     }
   }

@@ -28,7 +28,6 @@ extension Store {
   }
 
   private func commit(_ mutations: [Mutation]) throws -> CommitSummary {
-    defer { hub.wake() }
     let batch = Batch(mutations)
     var declarations: [String: CollectionSchema] = [:]
     for index in batch.indices where declarations[mutations[index].collection] == nil {

@@ -42,7 +42,7 @@ public final class Store: Sendable {
     let format = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
     let environment: Environment
     do {
-      environment = try Environment(path: directory, options: options.environmentOptions)
+      environment = try Environment.open(path: directory, options: options.environmentOptions)
     } catch let error as LMDBError where error.isAccessDenied {
       // A write open needs write access; a read-only open needs only read access (without it,
       // not even the lock-free fallback of `Environment` can read).
@@ -51,6 +51,8 @@ public final class Store: Sendable {
         : StoreError.readOnly(path: directory)
     } catch let error as LMDBError where error.isDiskFull {
       throw StoreError.diskFull(path: directory, reason: error.description)
+    } catch let error as LMDBError where error.isAlreadyOpen {
+      throw StoreError.alreadyOpen(path: directory, reason: error.message)
     } catch let error as LMDBError where error.isInvalidFile {
       throw StoreError.notAStore(path: directory, reason: "its data.mdb is not an LMDB file")
     }
@@ -97,6 +99,7 @@ public final class Store: Sendable {
     }
     try catalog.refresh()
     hub.attach(self)
+    environment.addCommitObserver(hub)
     for type in options.recordTypes { try type.open(in: self) }
   }
 

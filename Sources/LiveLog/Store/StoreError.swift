@@ -29,6 +29,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case versionsReversed(from: UInt64, to: UInt64)
   /// The store has no collection of this name.
   case unknownCollection(name: String, known: [String])
+  /// This process has the store open already in a way that cannot serve this open (read-only
+  /// for a writer); every `Store` of a directory shares one LMDB environment.
+  case alreadyOpen(path: String, reason: String)
 
   public var description: String {
     switch self {
@@ -66,6 +69,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       "the store has no collection '\(name)'"
         + (known.isEmpty ? "; it has none yet" : "; it has: \(known.joined(separator: ", "))")
         + ". Create one with `livelog collection create NAME --schema FILE`"
+    case .alreadyOpen(let path, let reason):
+      "\(path) cannot be opened as asked: \(reason)"
     }
   }
 }

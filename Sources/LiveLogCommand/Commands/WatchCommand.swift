@@ -47,7 +47,8 @@ let watchCommand = Command(
     let printer = DispatchQueue(label: "livelog.watch")
     let failure = Mutex<String?>(nil)
     let token = try collection.objects(in: store).with(query).observe(
-      keyPaths: keyPaths, since: from, coalescing: false, on: printer
+      keyPaths: keyPaths, since: from, coalescing: false, on: printer,
+      onError: { error in failure.withLock { $0 = "the live query stopped: \(error)" } }
     ) { change in
       do {
         try printChange(change, format: format, withIDs: withIDs, to: output)

@@ -14,6 +14,8 @@ enum AppEvent: Sendable {
   case terminate
   /// A delivery of the live query bound as `generation` (older generations are dropped).
   case results(generation: UInt64, ResultsChange<Repository>)
+  /// The live query bound as `generation` failed and delivers no more.
+  case resultsFailed(generation: UInt64, String)
   /// What the search coordinator says about GitHub.
   case search(SearchEvent)
   /// A highlight may have ended.

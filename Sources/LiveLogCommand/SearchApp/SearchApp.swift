@@ -77,6 +77,9 @@ final class SearchApp {
       case .results(let generation, let change):
         guard generation == self.generation else { continue }  // a replaced query's late delivery
         take(change)
+      case .resultsFailed(let generation, let message):
+        guard generation == self.generation else { continue }
+        session.localError = "the local query stopped: \(message)"
       case .search(let event):
         take(event)
       case .tick:
@@ -135,7 +138,10 @@ final class SearchApp {
       let results = try LocalSearch.results(in: store, for: session.query)
       let generation = self.generation
       let continuation = self.continuation
-      subscription = try results.observe(on: deliveries) { change in
+      subscription = try results.observe(
+        on: deliveries,
+        onError: { error in continuation.yield(.resultsFailed(generation: generation, "\(error)")) }
+      ) { change in
         continuation.yield(.results(generation: generation, change))
       }
     } catch {

@@ -27,7 +27,13 @@ struct SearchOnce {
     let state = Mutex<(updates: Int, failure: String?)>((0, nil))
     let format = self.format
     let withIDs = self.withIDs
-    let token = try results.observe(coalescing: false, on: printer) { change in
+    let token = try results.observe(
+      coalescing: false, on: printer,
+      onError: { error in
+        state.withLock { $0.failure = "the local query stopped: \(error)" }
+        initialShown.signal()
+      }
+    ) { change in
       do {
         try printChange(change.recordValues, format: format, withIDs: withIDs, to: output)
       } catch {
@@ -38,6 +44,9 @@ struct SearchOnce {
     defer { token.invalidate() }
     guard initialShown.wait(timeout: .now() + .seconds(30)) == .success else {
       throw ExitStatus(status: 1, message: "error: the local query did not start")
+    }
+    if let failure = state.withLock({ $0.failure }) {
+      throw ExitStatus(status: 1, message: "error: \(failure)")
     }
 
     let client = self.client

@@ -51,7 +51,7 @@ extension Scenario {
         do {
           var environmentOptions = EnvironmentOptions()
           environmentOptions.durability = durability
-          let environment = try Environment(path: rawDirectory.path, options: environmentOptions)
+          let environment = try Environment.open(path: rawDirectory.path, options: environmentOptions)
           let log = try environment.write {
             try environment.openDatabase("log", flags: .integerKey, create: true, in: $0)
           }

@@ -1,0 +1,132 @@
+import LMDB
+import Synchronization
+
+/// One collection as it was at one version, read through short read transactions: how results,
+/// live deliveries and version diffs read their records without holding an LMDB reader for as long
+/// as they live (a held reader takes one of the 126 slots every process shares, and keeps LMDB from
+/// reusing pages, so the file grows).
+///
+/// The log never changes what it holds, and every event names the version of its row that it
+/// replaced. So a row's record at the view's version is the current one unless an event after that
+/// version touched the row; then it is the version the first such event replaced, which the log
+/// still holds. The view keeps those rows, and each read that finds the log longer than the view
+/// has seen adds the rows its new events touched (once, for every later read).
+final class VersionView: Sendable {
+  /// The LSN the view is as of.
+  let version: UInt64
+  /// The collection, with the schema its records of then are read with.
+  let collection: StoredCollection
+  private let environment: Environment
+  private let log: EventLog
+  private let changed: Mutex<ChangedRows>
+
+  /// Rows whose record at the view's version is not the current one.
+  private struct ChangedRows: Sendable {
+    /// The log's last LSN when `versions` was last brought up to date.
+    var through: UInt64
+    /// Rows whose record at the version is the upsert event at this LSN.
+    var versions: [Row: UInt64]
+    /// Whether rows missing from `versions` are as they are now (`false`: `versions` lists every
+    /// row of the version, as an as-of state built forward from the start of the log does).
+    var basedOnCurrent: Bool
+  }
+
+  /// A view at `version` of a store whose log ended at `through` when `versions` (rows whose
+  /// record then is in the log, at these LSNs) was found.
+  init(
+    version: UInt64, collection: StoredCollection, store: Store, through: UInt64,
+    versions: [Row: UInt64] = [:], basedOnCurrent: Bool = true
+  ) {
+    self.version = version
+    self.collection = collection
+    environment = store.environment
+    log = store.log
+    changed = Mutex(ChangedRows(through: through, versions: versions, basedOnCurrent: basedOnCurrent))
+  }
+
+  /// A view at `state`'s LSN, whose rows `state` found in a log that ended at `through`.
+  convenience init(_ state: HistoricalState, collection: StoredCollection, store: Store, through: UInt64) {
+    self.init(
+      version: state.lsn, collection: collection, store: store, through: through, versions: state.versions,
+      basedOnCurrent: state.basedOnCurrent)
+  }
+
+  /// Runs `body` in one short read transaction, with the records of the view's version.
+  func read<T>(_ body: (VersionRecords) throws -> T) throws -> T {
+    try environment.read { txn in
+      let current = try log.lastLSN(txn)
+      let rows = try changed.withLock { changed -> ChangedRows in
+        guard changed.basedOnCurrent, current != changed.through else { return changed }
+        guard current > changed.through else {
+          throw StoreError.corruptState(
+            reason: "the log of \(collection.name) ends at \(current), before \(changed.through), which "
+              + "results of version \(version) saw: the store was replaced (a repair or an import into "
+              + "it?) while they were held; run the query again")
+        }
+        try log.forEachHeader(from: changed.through + 1, through: current, txn) { header in
+          guard collection.owns(header) else { return }
+          let row = Row(truncatingIfNeeded: header.row)
+          // The first event after the version that touches a row replaced the row's version then;
+          // a row it created did not exist then.
+          if changed.versions[row] == nil, let previous = header.previousLSN, previous <= version {
+            changed.versions[row] = previous
+          }
+        }
+        changed.through = current
+        return changed
+      }
+      return try body(
+        VersionRecords(
+          txn: txn, collection: collection, log: log, versions: rows.versions,
+          basedOnCurrent: rows.basedOnCurrent))
+    }
+  }
+}
+
+/// The records of a `VersionView`'s version, inside one read transaction.
+struct VersionRecords {
+  let txn: Transaction
+  let collection: StoredCollection
+  let log: EventLog
+  let versions: [Row: UInt64]
+  let basedOnCurrent: Bool
+
+  /// The stored bytes of `row`'s record at the version, pointing into the map.
+  func record(_ row: Row) throws -> UnsafeRawBufferPointer {
+    if let lsn = versions[row] { return try log.record(at: lsn, txn) }
+    guard basedOnCurrent, let bytes = try collection.record(at: UInt64(row), txn) else {
+      throw StoreError.corruptState(reason: "\(collection.name): row \(row) has no record")
+    }
+    return bytes
+  }
+
+  /// The fields of `row`'s record at the version (by slot).
+  func values(_ row: Row) throws -> [FieldValue] {
+    try collection.values(try record(row), row: UInt64(row))
+  }
+
+  /// The primary keys of `rows`, in their order: from the compact row → key table for rows as
+  /// they are now, from the log for the others.
+  func keys(_ rows: [Row]) throws -> [PrimaryKey] {
+    // Read in row order with one cursor: neighbouring rows share pages.
+    var order = Array(rows.indices)
+    if !rows.indices.dropFirst().allSatisfy({ rows[$0 - 1] < rows[$0] }) {
+      order.sort { rows[$0] < rows[$1] }
+    }
+    var keys = [PrimaryKey](repeating: .integer(0), count: rows.count)
+    try txn.withCursor(collection.databases.ids) { cursor in
+      for index in order {
+        let row = rows[index]
+        if versions[row] != nil || !basedOnCurrent {
+          keys[index] = try RecordView(bytes: try record(row), row: row).key(collection.schema.primaryKey)
+          continue
+        }
+        guard let entry = try cursor.seek(to: UInt64(row)) else {
+          throw StoreError.corruptState(reason: "\(collection.name): row \(row) has no key")
+        }
+        keys[index] = try collection.key(entry.value, row: UInt64(row))
+      }
+    }
+    return keys
+  }
+}
