@@ -29,16 +29,23 @@ final class ChangeChannel<Element: Sendable>: Sendable {
     var finished = false
     /// Why the subscription ended, if it failed: thrown once the pending changes are taken.
     var failure: StoreFailure?
+    /// The results of the last change sent.
+    var lastSent: Results<Element>?
+    /// The results the last pending update starts from.
+    var pendingBase: Results<Element>?
     var pumpScheduled = false
   }
 
   let coalescing: Bool
+  /// The fields whose changes count as modifications (`nil`: all).
+  let watching: [Field]?
   private let state = Mutex(State())
   /// Called once when the consumer goes away, to unregister from the hub.
   private let onFinish: Mutex<(@Sendable () -> Void)?>
 
-  init(coalescing: Bool, onFinish: @escaping @Sendable () -> Void) {
+  init(coalescing: Bool, watching: [Field]?, onFinish: @escaping @Sendable () -> Void) {
     self.coalescing = coalescing
+    self.watching = watching
     self.onFinish = Mutex(onFinish)
   }
 
@@ -46,20 +53,28 @@ final class ChangeChannel<Element: Sendable>: Sendable {
   func send(_ change: ResultsChange<Element>) {
     let waiter: CheckedContinuation<ResultsChange<Element>?, any Error>? = state.withLock { state in
       guard !state.finished else { return nil }
+      let previous = state.lastSent
+      state.lastSent = change.results
       if let waiter = state.waiter {
         state.waiter = nil
         return waiter
       }
       if coalescing, let last = state.pending.last {
         // The initial results stay as they are (a resumed subscription starts at its LSN);
-        // updates behind them fold into one.
+        // updates behind them fold into one, exactly.
         switch (last, change) {
         case (.update(_, let earlier), .update(let results, let later)):
-          state.pending[state.pending.count - 1] = .update(results, earlier.composed(with: later))
+          let composed =
+            state.pendingBase.map {
+              ExactComposition.compose(
+                earlier, later, from: $0.compositionEnd, to: results.compositionEnd, watching: watching)
+            } ?? earlier.composed(with: later)
+          state.pending[state.pending.count - 1] = .update(results, composed)
           return nil
         default: break
         }
       }
+      if case .update = change { state.pendingBase = previous }
       state.pending.append(change)
       return nil
     }

@@ -74,3 +74,18 @@ extension Array where Element == CommittedBatch {
     return result
   }
 }
+
+extension Array where Element == CommittedBatch {
+  /// Where the records of `collection` that the batches after `version` change stood at
+  /// `version`: the LSN of each such row's version then (rows those batches created are absent).
+  func versionsBefore(_ version: UInt64, of collection: String) -> [Row: UInt64] {
+    var seen: Set<Row> = []
+    var versions: [Row: UInt64] = [:]
+    for batch in self where batch.lastLSN > version {
+      for change in batch.changes where change.collection == collection && seen.insert(change.row).inserted {
+        if let previous = change.previousLSN { versions[change.row] = previous }
+      }
+    }
+    return versions
+  }
+}

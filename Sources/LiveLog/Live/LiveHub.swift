@@ -152,6 +152,8 @@ final class LiveHub: CommitObserver, @unchecked Sendable {
         guard var subscription = subscriptions[id] else { continue }
         guard let collection = catalog.collection(named: subscription.live.collection) else { continue }
         var composed: Changeset?
+        var parts = 0
+        let start = (rows: subscription.live.visibleRows, version: subscription.live.version)
         let versions =
           subscription.live.deliversEveryCommit ? batches.versionsAfterEach(of: collection.name) : []
         for (index, batch) in batches.enumerated() where batch.lastLSN > subscription.live.version {
@@ -163,10 +165,21 @@ final class LiveHub: CommitObserver, @unchecked Sendable {
               changeset, subscription.live.visibleRows, batch.lastLSN, current, collection, history)
           } else {
             composed = composed.map { $0.composed(with: changeset) } ?? changeset
+            parts += 1
           }
         }
         subscriptions[id] = subscription
-        if let composed {
+        if var composed {
+          if parts > 1 {
+            let before = VersionView(
+              version: start.version, collection: collection, store: store, through: current,
+              versions: batches.versionsBefore(start.version, of: collection.name))
+            let after = VersionView(version: newest, collection: collection, store: store, through: current)
+            composed = ExactComposition.exact(
+              composed, from: .init(rows: start.rows, view: before),
+              to: .init(rows: subscription.live.visibleRows, view: after),
+              watching: subscription.live.watchedFields)
+          }
           subscription.deliver(composed, subscription.live.visibleRows, newest, current, collection, [:])
         }
       }

@@ -12,7 +12,7 @@ struct LiveQuery: Sendable {
   let collection: String
   private let predicate: CompiledPredicate
   /// Fields whose changes count as modifications; `nil` for every field.
-  private let watchedFields: [Field]?
+  let watchedFields: [Field]?
   private(set) var rows: SortedRows<LiveElement>
   private var elements: [Row: LiveElement]
   /// The watched fields' values of each row in the result, to tell whether an update touched them.

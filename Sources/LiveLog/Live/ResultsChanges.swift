@@ -54,7 +54,7 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
   ) {
     let hub = results.store.hub
     let box = Mutex<UInt64?>(nil)
-    let channel = ChangeChannel<Element>(coalescing: coalescing) {
+    let channel = ChangeChannel<Element>(coalescing: coalescing, watching: keyPaths) {
       if let id = box.withLock({ $0 }) { hub.unsubscribe(id) }
     }
     self.channel = channel
