@@ -25,4 +25,9 @@ extension Record {
   static func open(in store: Store) throws {
     _ = try store.binding(for: Self.self, evolving: !store.options.readOnly)
   }
+
+  /// Binds this type to its collection in `store`, for reading (see `Store.binding(for:)`).
+  static func bind(in store: Store) throws {
+    _ = try store.binding(for: Self.self)
+  }
 }

@@ -2,7 +2,8 @@ import LMDB
 
 extension Store {
   /// Applies `mutations` — of any collections — as one atomic commit and returns what it did;
-  /// live queries of this process hear of the commit at once.
+  /// live queries of this process hear of the commit at once. For writes that read first (an
+  /// increment, a conditional write), use `write(expecting:_:)` with a closure.
   ///
   /// Within the batch the last mutation on a key wins. An upsert identical to the stored record,
   /// or a delete of a key the collection lacks, writes no event. Either every event of the
@@ -10,15 +11,11 @@ extension Store {
   /// collection is created (or evolved to its declaration) the first time it is written.
   @discardableResult
   public func write(_ mutations: [Mutation]) throws -> CommitSummary {
-    guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
-    do {
-      return try commit(mutations)
-    } catch let error as LMDBError where error.isMapLimitReached {
-      throw StoreError.mapLimitReached(
-        path: directory, maximum: options.maximumMapSize ?? environment.info.mapSize)
-    } catch let error as LMDBError where error.isDiskFull {
-      throw StoreError.diskFull(path: directory, reason: error.description)
+    for mutation in mutations {
+      // A record type is written only once its declaration is known to read its records back.
+      if let type = mutation.recordType { try type.checkLayout() }
     }
+    return try commit(expecting: nil) { _, _ in (mutations, ()) }.summary
   }
 
   /// Applies `mutations` as one atomic commit; see `write(_:)` for arrays.
@@ -27,32 +24,62 @@ extension Store {
     try write(Array(mutations))
   }
 
-  private func commit(_ mutations: [Mutation]) throws -> CommitSummary {
-    let batch = Batch(mutations)
-    var declarations: [String: CollectionSchema] = [:]
-    for index in batch.indices where declarations[mutations[index].collection] == nil {
-      declarations[mutations[index].collection] = mutations[index].declaration
-      // A record type is written only once its declaration is known to read its records back.
-      if let type = mutations[index].recordType { try type.checkLayout() }
-    }
-    for declaration in declarations.values { _ = try ensureCollection(declaration) }
-    let time = CommitTime.now
-    while true {
-      let outcome: CommitSummary? = try environment.write { txn in
-        guard let state = try catalog.state(in: txn) else { return nil }
-        var targets: [String: WriteTarget] = [:]
-        for (name, declaration) in declarations {
-          guard let stored = state.collection(named: name),
-            SchemaEvolution.between(stored: stored.schema, declared: declaration) == .unchanged
-          else { return nil }
-          targets[name] = WriteTarget(stored, declaration)
+  /// Runs `produce` in one LMDB write transaction and commits the mutations it returns, with
+  /// the value it returns. `produce` may run more than once: when a collection it writes must be
+  /// created or evolved first (which takes its own transaction), when another process changed a
+  /// schema meanwhile, and when the map grows.
+  func commit<T>(
+    expecting version: UInt64?,
+    _ produce: (WriteTransaction, CatalogState) throws -> (mutations: [Mutation], value: T)
+  ) throws -> (summary: CommitSummary, value: T) {
+    guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
+    do {
+      while true {
+        let time = CommitTime.now
+        let outcome: CommitOutcome<T>
+        do {
+          outcome = try environment.write { txn -> CommitOutcome<T> in
+            guard let state = try catalog.state(in: txn) else { return .again([]) }
+            if let version {
+              let current = try log.lastLSN(txn)
+              guard current == version else {
+                throw StoreError.versionConflict(expected: version, found: current)
+              }
+            }
+            let (mutations, value) = try produce(txn, state)
+            let batch = Batch(mutations)
+            var targets: [String: WriteTarget] = [:]
+            var missing: [CollectionSchema] = []
+            for index in batch.indices where targets[mutations[index].collection] == nil {
+              let declaration = mutations[index].declaration
+              guard let stored = state.collection(named: declaration.name),
+                SchemaEvolution.between(stored: stored.schema, declared: declaration) == .unchanged
+              else {
+                if !missing.contains(where: { $0.name == declaration.name }) { missing.append(declaration) }
+                continue
+              }
+              targets[declaration.name] = WriteTarget(stored, declaration)
+            }
+            guard missing.isEmpty else { return .again(missing) }
+            return .committed(try commit(mutations, batch, targets, time, txn), value)
+          }
+        } catch let needed as TransactionNeedsCollection {
+          try needed.recordType.bind(in: self)
+          outcome = .again([])
         }
-        return try commit(mutations, batch, targets, time, txn)
+        switch outcome {
+        case .committed(let summary, let value): return (summary, value)
+        case .again(let declarations):
+          // Outside the write transaction: creating or evolving a collection is a commit of its own.
+          try catalog.refresh()
+          for declaration in declarations { _ = try ensureCollection(declaration) }
+        }
       }
-      if let outcome { return outcome }
-      // Another process changed a collection's schema meanwhile: follow it, and try again.
-      try catalog.refresh()
-      for declaration in declarations.values { _ = try ensureCollection(declaration) }
+    } catch let error as LMDBError where error.isMapLimitReached {
+      throw StoreError.mapLimitReached(
+        path: directory, maximum: options.maximumMapSize ?? environment.info.mapSize)
+    } catch let error as LMDBError where error.isDiskFull {
+      throw StoreError.diskFull(path: directory, reason: error.description)
     }
   }
 
@@ -151,6 +178,13 @@ extension Store {
     }
     return summary
   }
+}
+
+/// How one attempt of a commit ended.
+private enum CommitOutcome<T> {
+  case committed(CommitSummary, T)
+  /// The catalog changed, or these collections must be created or evolved first.
+  case again([CollectionSchema])
 }
 
 /// A collection a commit writes to, with where its declaration's fields are stored.

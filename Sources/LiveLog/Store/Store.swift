@@ -25,6 +25,9 @@ public final class Store: Sendable {
   let catalog: Catalog
   /// Keeps live queries up to date (see `Results.changes`).
   let hub = LiveHub()
+  /// The thread of the `async` writes: LMDB wants a write transaction begun and ended on one
+  /// thread, and a serial queue runs each transaction within one block.
+  let writerQueue = DispatchQueue(label: "LiveLog.Store.writer", qos: .userInitiated)
   /// Each record type's binding to its collection, by type.
   let bindings = Mutex<[ObjectIdentifier: any Sendable]>([:])
 

@@ -29,6 +29,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case versionsReversed(from: UInt64, to: UInt64)
   /// The store has no collection of this name.
   case unknownCollection(name: String, known: [String])
+  /// A conditional write found the store at another version than it expected: another writer
+  /// committed first. Nothing was written.
+  case versionConflict(expected: UInt64, found: UInt64)
   /// This process has the store open already in a way that cannot serve this open (read-only
   /// for a writer); every `Store` of a directory shares one LMDB environment.
   case alreadyOpen(path: String, reason: String)
@@ -69,6 +72,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       "the store has no collection '\(name)'"
         + (known.isEmpty ? "; it has none yet" : "; it has: \(known.joined(separator: ", "))")
         + ". Create one with `livelog collection create NAME --schema FILE`"
+    case .versionConflict(let expected, let found):
+      "the store is at version \(found), not \(expected) as the write expected: another writer committed "
+        + "first, and nothing was written. Read again and retry the write"
     case .alreadyOpen(let path, let reason):
       "\(path) cannot be opened as asked: \(reason)"
     }
