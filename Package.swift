@@ -8,7 +8,8 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
   name: "LiveLog",
-  platforms: [.macOS(.v15)],
+  // macOS 15 and iOS 18: Synchronization's Mutex and Observation; see Docs/Platforms.md for LMDB on each.
+  platforms: [.macOS(.v15), .iOS(.v18)],
   products: [
     .library(name: "LiveLog", targets: ["LiveLog"]),
     .library(name: "Changesets", targets: ["Changesets"]),
@@ -28,7 +29,8 @@ let package = Package(
     .target(name: "LiveLog", dependencies: ["LMDB", "Changesets"], swiftSettings: strictSettings),
     .target(name: "GitHubSearch", dependencies: ["LiveLog"], swiftSettings: strictSettings),
     .executableTarget(
-      name: "LiveLogCommand", dependencies: ["LiveLog", "Changesets", "GitHubSearch"], swiftSettings: strictSettings),
+      name: "LiveLogCommand", dependencies: ["LiveLog", "Changesets", "GitHubSearch"],
+      swiftSettings: strictSettings),
     // What every test target shares: seeded randomness, temporary directories, fixture paths.
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"], swiftSettings: strictSettings),

@@ -138,4 +138,23 @@ import Testing
     task.cancel()
     #expect(last.withLock { $0 } == target)
   }
+
+  @Test func aReversedRangeOfVersionsIsAnInputErrorThatSaysSo() throws {
+    let directory = try TemporaryDirectory()
+    let (store, _) = try Self.store(directory)
+    let query = try Query(parsing: "stargazers_count > 100")
+    #expect(throws: StoreError.versionsReversed(from: 10, to: 5)) { try store.diff(query, from: 10, to: 5) }
+    #expect(
+      StoreError.versionsReversed(from: 10, to: 5).description.contains("give the earlier version first"))
+  }
+
+  @Test func anIndexPastTheEndTrapsAsACollectionsDoes() async {
+    await #expect(processExitsWith: .failure) {
+      let directory = try TemporaryDirectory()
+      let store = try Store(directory: directory.child("store"))
+      try store.write([.upsert(Repository(id: 1, fullName: "a/b"))])
+      let results = try store.objects(Repository.self)
+      _ = results[results.count + 10]
+    }
+  }
 }

@@ -137,14 +137,17 @@ final class LiveHub: CommitObserver, @unchecked Sendable {
     for (id, subscription) in subscriptions where subscription.isFinished() { subscriptions[id] = nil }
     guard let oldest = subscriptions.values.map(\.live.version).min() else { return }
     do {
-      let (snapshot, catalog) = try store.makeSnapshot()
       let wanted = Set(subscriptions.values.map(\.live.collection))
-      let (batches, current) = try snapshot.read { txn -> ([CommittedBatch], UInt64) in
+      // One short read: the deliveries read through version views, so no reader is held while
+      // the live queries work (a held reader keeps LMDB from reusing pages: the file would grow
+      // by what every commit meanwhile writes).
+      let (batches, current, catalog) = try store.read {
+        txn, catalog -> ([CommittedBatch], UInt64, CatalogState) in
         let current = try store.log.lastLSN(txn)
-        guard current > oldest else { return ([], current) }
+        guard current > oldest else { return ([], current, catalog) }
         return (
           try store.log.commits(after: oldest, through: current, catalog: catalog, collections: wanted, txn),
-          current
+          current, catalog
         )
       }
       guard let newest = batches.last?.lastLSN else { return }

@@ -31,7 +31,7 @@ protocol ResultRows: Sendable {
   func row(at position: Int) -> DisplayRow
 }
 
-/// A live query's results as table rows; each access decodes one record of the results' snapshot.
+/// A live query's results as table rows; each access decodes one record of the results' version.
 struct LiveResultRows: ResultRows {
   let results: Results<Repository>
 
