@@ -24,6 +24,8 @@ public final class Environment: @unchecked Sendable {
   public let options: EnvironmentOptions
   private let access = AccessLock()
   private let writer = WriterLock()
+  /// The key under which `OpenEnvironments` knows it.
+  private let registration: String
   /// Reader slots of dead processes that opening this environment cleared (`mdb_reader_check`).
   public let staleReadersCleared: Int
   /// Whether the environment was opened without LMDB's lock file (read-only, lock file not
@@ -41,15 +43,46 @@ public final class Environment: @unchecked Sendable {
   /// may return wrong data). Reading a store nobody writes, which is what a read-only directory is
   /// for, is safe. On a read-only file system LMDB itself opens without locks, with the same risk.
   public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws {
+    // LMDB maps the file on the word of its meta page: check first what it does not.
+    let dataPath = path + "/data.mdb"
+    if let health = (try? DataFileHealth.examineSettled(path: dataPath)) ?? nil, let damage = health.damage {
+      throw LMDBError(code: LMDBError.damagedFileCode, operation: "open(\(dataPath))", message: damage)
+    }
     do {
-      (handle, staleReadersCleared) = try Environment.open(path: path, options: options, withoutLock: false)
-      isUnlocked = false
+      (handle, staleReadersCleared) = try Environment.openRetryingInvalidatedLock(
+        path: path, options: options, withoutLock: options.withoutLock)
+      isUnlocked = options.withoutLock
     } catch let error as LMDBError where options.readOnly && error.isAccessDenied {
       (handle, staleReadersCleared) = try Environment.open(path: path, options: options, withoutLock: true)
       isUnlocked = true
     }
     self.path = path
     self.options = options
+    registration = OpenEnvironments.add(path)
+  }
+
+  /// `open`, again after a short wait when LMDB finds the lock file invalid while the data file
+  /// is sound: `ExclusiveAccess` invalidates the lock file of the environment it held, so that a
+  /// process that waited for it to end starts afresh from the lock file instead of trusting
+  /// figures of the file that was there before.
+  private static func openRetryingInvalidatedLock(
+    path: String, options: EnvironmentOptions, withoutLock: Bool
+  )
+    throws -> (OpaquePointer, Int)
+  {
+    var attempt = 0
+    while true {
+      do {
+        return try open(path: path, options: options, withoutLock: withoutLock)
+      } catch let error as LMDBError where (error.code == MDB_INVALID || error.code == EINVAL) && attempt < 50
+      {
+        guard let health = (try? DataFileHealth.examine(path: path + "/data.mdb")) ?? nil,
+          health.damage == nil
+        else { throw error }
+        attempt += 1
+        usleep(UInt32(10_000 + 1_000 * attempt))
+      }
+    }
   }
 
   private static func open(path: String, options: EnvironmentOptions, withoutLock: Bool) throws -> (
@@ -67,7 +100,9 @@ public final class Environment: @unchecked Sendable {
       var flags = UInt32(MDB_NOTLS) | options.durability.environmentFlags
       if options.readOnly { flags |= UInt32(MDB_RDONLY) }
       if withoutLock { flags |= UInt32(MDB_NOLOCK) }
+      mdb_env_set_assert(pointer, LMDBAssertion.callback)
       try check(mdb_env_open(pointer, path, flags, mode_t(options.fileMode)), "mdb_env_open(\(path))")
+      if withoutLock { return (pointer, 0) }
       var dead: Int32 = 0
       try check(mdb_reader_check(pointer, &dead), "mdb_reader_check")
       return (pointer, Int(dead))
@@ -79,6 +114,7 @@ public final class Environment: @unchecked Sendable {
 
   deinit {
     mdb_env_close(handle)
+    OpenEnvironments.remove(registration)
   }
 
   // MARK: Transactions

@@ -42,12 +42,21 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
   public var isAccessDenied: Bool { code == 13 || code == 30 || code == 1 }
   /// The disk or the file size limit is full (`ENOSPC`, `EFBIG`, `EDQUOT`).
   public var isDiskFull: Bool { code == 28 || code == 27 || code == 122 }
+  /// The data file is damaged in a way LMDB does not check (see `DataFileHealth`); `message`
+  /// names the damage.
+  public var isDamagedFile: Bool { code == LMDBError.damagedFileCode }
+  /// Another process has the environment open, so it cannot be held exclusively (`ExclusiveAccess`).
+  public var isInUse: Bool { code == LMDBError.inUseCode }
 
   /// This layer's code for a write that would need a map beyond the configured maximum.
   /// It lies outside LMDB's range (-30799 ... -30780) and outside `errno` values.
   public static let mapLimitReachedCode: Int32 = -30_700
   /// This layer's code for a value too large for a key or a malformed argument.
   public static let invalidArgumentCode: Int32 = -30_701
+  /// This layer's code for a data file that must not be mapped: truncated, or with a damaged meta page.
+  public static let damagedFileCode: Int32 = -30_702
+  /// This layer's code for an environment other processes have open, which was to be held alone.
+  public static let inUseCode: Int32 = -30_703
 }
 
 /// Turns an LMDB return code into a thrown `LMDBError`.
