@@ -33,6 +33,7 @@ public final class Store: Sendable {
     self.directory = directory
     self.options = options
     _ = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
+    try InterruptedRepair.check(directory: directory)
     let environment: Environment
     do {
       environment = try Environment(path: directory, options: options.environmentOptions)
@@ -46,6 +47,8 @@ public final class Store: Sendable {
       throw StoreError.diskFull(path: directory, reason: error.description)
     } catch let error as LMDBError where error.isInvalidFile {
       throw StoreError.notAStore(path: directory, reason: "its data.mdb is not an LMDB file")
+    } catch let error as LMDBError where error.isDamagedFile {
+      throw StoreError.damagedFile(path: directory, damage: error.message)
     }
     self.environment = environment
     let names = StoreLayout.self

@@ -15,6 +15,10 @@ public struct StoreOptions: Sendable, Hashable {
   /// The most read transactions open at once across all processes.
   public var maxReaders: Int = 126
 
+  /// Opens without LMDB's lock file, for a process that holds the store alone (a repair; see
+  /// `ExclusiveAccess`).
+  var exclusive = false
+
   public init() {}
 
   var environmentOptions: EnvironmentOptions {
@@ -24,6 +28,7 @@ public struct StoreOptions: Sendable, Hashable {
     options.maximumMapSize = maximumMapSize
     options.readOnly = readOnly
     options.maxReaders = maxReaders
+    options.withoutLock = exclusive
     options.maxDatabases = 32
     return options
   }

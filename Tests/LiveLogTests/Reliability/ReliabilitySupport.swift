@@ -63,6 +63,16 @@ enum Reliability {
     process.waitUntilExit()
   }
 
+  /// Waits (up to 10 s) until `process` has `file` mapped, as LMDB maps a store's data file when
+  /// it opens the store.
+  static func waitUntilMapped(_ process: Process, _ file: String) -> Bool {
+    wait(seconds: 10) {
+      let maps =
+        (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/maps", encoding: .utf8)) ?? ""
+      return maps.contains(file)
+    }
+  }
+
   /// Size of a file in bytes, 0 when missing.
   static func fileSize(_ path: String) -> Int {
     (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
