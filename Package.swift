@@ -30,7 +30,7 @@ let package = Package(
       name: "livelog", dependencies: ["LiveLog", "Changesets", "GitHubSearch"], swiftSettings: strictSettings),
     .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strictSettings),
     .testTarget(name: "ChangesetsTests", dependencies: ["Changesets"], swiftSettings: strictSettings),
-    .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),
+    .testTarget(name: "LiveLogTests", dependencies: ["LiveLog", "LMDB"], swiftSettings: strictSettings),
     .testTarget(
       name: "GitHubSearchTests", dependencies: ["GitHubSearch", "LiveLog"], swiftSettings: strictSettings),
     .testTarget(

@@ -15,6 +15,7 @@ let commands: [Command] = [
   logCommand,
   replayCommand,
   verifyCommand,
+  salvageCommand,
   exportCommand,
   importCommand,
   statsCommand,

@@ -170,14 +170,8 @@ extension Store {
         reason:
           "the store ends at \(version): importing from \(first.lsn) would leave a gap; nothing was written")
     }
-    var start = 0
-    while start < fresh.count {
-      let end = min(start + Replayer.eventsPerTransaction, fresh.count)
-      try EventApplier(target: self).apply(Array(fresh[start..<end]))
-      start = end
-    }
+    try appendRawEvents(fresh)
     summary.appended = fresh.count
-    if !fresh.isEmpty { hub.wake() }
     summary.version = try self.version()
     return summary
   }

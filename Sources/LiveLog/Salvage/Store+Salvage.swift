@@ -1,0 +1,105 @@
+import Foundation
+import LMDB
+
+extension Store {
+  /// Rebuilds a store in `directory` (new or empty) from every intact event of the data file at
+  /// `dataFile` — typically a damaged store's `data.mdb`, which is only read, with `pread`, never
+  /// mapped — like SQLite's `.recover`. See `LogSalvage` for how events are found.
+  ///
+  /// The new store holds the longest run of whole commits from LSN 1: events after the first gap
+  /// are not applied, since each may replace a version the gap held, and a partial commit is not
+  /// applied either. They are written, in the format of `export`, one file per run of LSNs, to
+  /// `directory/unapplied-events-FIRST-LAST.ndjson`, from where `import` takes them once the gap
+  /// before them is filled from another copy of the log. Until the salvage is done, the new store refuses to open.
+  public static func salvage(
+    dataFile: String, into directory: String, options: StoreOptions = StoreOptions(),
+    progress: (String) -> Void = { _ in }
+  ) throws -> SalvageReport {
+    if StorePath.entryExists(directory) {
+      let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? ["?"]
+      guard entries.isEmpty else {
+        throw StoreError.unusablePath(
+          path: directory,
+          reason: "it is not empty; a salvage builds a new store, give a new or empty directory")
+      }
+    }
+    progress("reading \(dataFile)")
+    var salvage = try LogSalvage(path: dataFile)
+    salvage.collect()
+    let found = salvage.events.keys.sorted()
+    let end = max(salvage.expectedLastLSN ?? 0, found.last ?? 0)
+    var lost = LSNRanges()
+    var next: UInt64 = 1
+    for lsn in found {
+      if lsn > next { lost.append(next...(lsn - 1)) }
+      next = lsn + 1
+    }
+    if end >= next { lost.append(next...end) }
+
+    // The prefix of whole commits, checked against the state as a replay checks it.
+    var tracker = RowTracker()
+    var lastWhole: UInt64 = 0
+    var lsn: UInt64 = 1
+    while let event = salvage.events[lsn] {
+      guard let bytes = salvage.bytes(of: lsn),
+        let decoded = try? bytes.withUnsafeBytes({ try EventCodec.decode($0, lsn: lsn) }),
+        (try? tracker.follow(decoded)) != nil
+      else { break }
+      if event.endsCommit { lastWhole = lsn }
+      lsn += 1
+    }
+
+    progress("building the new store")
+    var options = options
+    options.readOnly = false
+    let target = try Store(directory: directory, options: options)
+    guard try target.version() == 0 else {
+      throw StoreError.unusablePath(path: directory, reason: "it holds a store with events already")
+    }
+    try target.environment.write { try target.materializer.markReplayIncomplete($0) }
+    var first: UInt64 = 1
+    while first <= lastWhole {
+      let last = min(lastWhole, first + UInt64(Replayer.eventsPerTransaction) - 1)
+      var batch: [(lsn: UInt64, bytes: [UInt8])] = []
+      for lsn in first...last {
+        guard let bytes = salvage.bytes(of: lsn) else {
+          throw StoreError.corruptEvent(lsn: lsn, reason: "it can no longer be read from \(dataFile)")
+        }
+        batch.append((lsn, bytes))
+      }
+      try target.appendRawEvents(batch)
+      progress("applied \(last.formatted()) of \(lastWhole.formatted()) events")
+      first = last + 1
+    }
+    let unapplied = LSNRanges(ascending: found.filter { $0 > lastWhole })
+    // One file per run: `import` takes a run once the log reaches it.
+    var unappliedFiles: [String] = []
+    for run in unapplied.ranges {
+      let path = directory + "/unapplied-events-\(run.lowerBound)-\(run.upperBound).ndjson"
+      var text: [UInt8] = []
+      for lsn in run {
+        guard let bytes = salvage.bytes(of: lsn),
+          let event = try? bytes.withUnsafeBytes({ try EventCodec.decode($0, lsn: lsn) })
+        else { continue }
+        text += LogExport.line(event, checksum: bytes.withUnsafeBytes { LogExport.storedChecksum($0) })
+        text.append(0x0A)
+      }
+      try Data(text).write(to: URL(fileURLWithPath: path))
+      unappliedFiles.append(path)
+    }
+    try target.environment.write {
+      _ = try $0.delete(target.materializer.meta, Materializer.incompleteReplayKey)
+    }
+    try target.sync()
+    var applied = LSNRanges()
+    if lastWhole > 0 { applied.append(1...lastWhole) }
+    return SalvageReport(
+      source: dataFile, pageSize: salvage.pageSize, pages: salvage.file.pageCount(pageSize: salvage.pageSize),
+      notes: salvage.notes, fromTree: salvage.fromTree, fromScan: salvage.fromScan,
+      expectedLastLSN: salvage.expectedLastLSN, lengthIsFinal: salvage.lengthIsFinal,
+      recovered: LSNRanges(ascending: found), lost: lost,
+      ambiguous: salvage.ambiguous.sorted(), applied: applied, unapplied: unapplied,
+      unappliedFiles: unappliedFiles, target: directory, repositories: try target.count(),
+      digest: try target.digest())
+  }
+}
