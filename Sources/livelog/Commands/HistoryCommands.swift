@@ -36,22 +36,27 @@ let replayCommand = Command(
       let bar = ProgressBar("rebuilding", total: 1000)
       let started = Date()
       let digest = try Store.repair(directory: context.storePath) { progress in
-        bar.update(Int(progress.fractionOfStep * 1000), detail: progress.description)
+        bar.update(
+          ProgressBar.thousandths(progress.completed, of: progress.total), detail: progress.description)
       }
       bar.finish()
-      output.line(
-        "rebuilt \(context.storePath) in place from its log in \(seconds(since: started)); digest \(digest)")
-      output.line("the previous data file is kept as \(context.storePath)/data.mdb.before-repair")
+      let store = TerminalSafe.escaped(context.storePath)
+      output.line("rebuilt \(store) in place from its log in \(seconds(since: started)); digest \(digest)")
+      output.line("the previous data file is kept as \(store)/data.mdb.before-repair")
       return 0
     }
     let store = try context.openStore(readOnly: true)
     let version = try store.version()
+    if let to, to > version {
+      throw UsageError(message: "--to \(to) is past the store's version \(version)")
+    }
     let target = to ?? version
     let started = Date()
-    let bar = ProgressBar("replaying", total: Int(max(target, 1)))
+    // Progress in thousandths: no count from the store or the command line is converted to Int.
+    let bar = ProgressBar("replaying", total: 1000)
     if verify {
       let report = try store.verify { stage, done, total in
-        bar.update(Int(done * UInt64(max(target, 1)) / max(total, 1)), detail: "\(stage): \(grouped(done))")
+        bar.update(ProgressBar.thousandths(done, of: total), detail: "\(stage): \(grouped(done))")
       }
       bar.finish()
       guard let difference = report.difference else {
@@ -76,17 +81,18 @@ let replayCommand = Command(
     var options = StoreOptions()
     options.durability = .noSync
     let rebuilt = try store.replay(into: directory, through: target, options: options) { progress in
-      bar.update(Int(progress.fractionOfStep * Double(max(target, 1))), detail: progress.description)
+      bar.update(
+        ProgressBar.thousandths(progress.completed, of: progress.total), detail: progress.description)
     }
     try rebuilt.sync()
     succeeded = true
     bar.finish()
     let elapsed = Date().timeIntervalSince(started)
-    let rate = elapsed > 0 ? Int(Double(target) / elapsed) : 0
+    let rate = elapsed > 0 ? UInt64(min(Double(target) / elapsed, 1e18)) : 0
     output.line(
       "replayed \(grouped(target)) events in \(seconds(since: started)) (\(grouped(rate)) events/s); "
         + "\(grouped(try rebuilt.count())) repositories; digest \(try rebuilt.digest())")
-    if into != nil { output.line("rebuilt store: \(directory)") }
+    if into != nil { output.line("rebuilt store: \(TerminalSafe.escaped(directory))") }
     return 0
   }
 )

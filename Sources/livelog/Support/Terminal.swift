@@ -88,6 +88,12 @@ final class ProgressBar {
     FileHandle.standardError.write(Data(text.utf8))
   }
 
+  /// `done` of `total` in thousandths, 0 to 1000, for any counts (no conversion can trap).
+  static func thousandths(_ done: UInt64, of total: UInt64) -> Int {
+    guard total > 0 else { return 1000 }
+    return Int(min(1000, (Double(done) / Double(total) * 1000).rounded(.down)))
+  }
+
   /// Clears the bar's line.
   func finish() {
     guard enabled else { return }
