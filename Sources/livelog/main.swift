@@ -97,6 +97,7 @@ func run() -> Int32 {
     print(command.help)
     return 0
   }
+  FaultReport.install(storePath: storePath)
   let output = Output()
   defer { output.flush() }
   do {

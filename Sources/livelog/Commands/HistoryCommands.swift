@@ -65,7 +65,10 @@ let replayCommand = Command(
             + "(digest \(report.digest), \(seconds(since: started)))")
         return 0
       }
-      throw ExitStatus(status: 1, message: "verification failed: \(difference)")
+      throw ExitStatus(
+        status: 1,
+        message: "verification failed: \(difference). The log is sound: `livelog --store "
+          + "\(TerminalSafe.escaped(context.storePath)) replay --in-place` rebuilds the state from it")
     }
     let directory =
       into
@@ -101,24 +104,35 @@ let verifyCommand = Command(
   name: "verify",
   summary: "check the log (checksums, contiguous LSNs) and that the state equals its replay",
   help: """
-    usage: livelog verify
+    usage: livelog verify [--in-process]
 
-    Reads every event of the log, checking its checksum, that LSNs are contiguous and that each
-    event's link to the version it replaces points back in the log; then rebuilds the state from
-    the log and compares it with the live state. Exits 1 naming the first problem.
+    First reads every page of the data file without LMDB: both meta pages, the file's size, and
+    every page of every database (bounds, order of keys, counts, the free list), naming each
+    damaged page. Then reads every event of the log, checking its checksum, that LSNs are
+    contiguous and that each event's link to the version it replaces points back in the log;
+    rebuilds the state from the log and compares it with the live state. Exits 1 naming the
+    problems, and what to run next (`replay --in-place` or `salvage`).
+
+    The checks through LMDB run in a child process, so that a fault on a damaged page becomes a
+    report; --in-process runs only them, in this process.
     """,
   run: { arguments, context in
+    let inProcess = arguments.flag("--in-process")
     try arguments.finish()
+    guard inProcess else { return try VerifyRun(context: context).run() }
     let store = try context.openStore(readOnly: true)
     let bar = ProgressBar("verifying", total: 1000)
     let started = Date()
     let report = try store.verify { stage, done, total in
-      bar.update(Int(done * 1000 / max(total, 1)), detail: stage)
+      bar.update(ProgressBar.thousandths(done, of: total), detail: stage)
     }
     bar.finish()
     context.output.line("log: \(grouped(report.events)) events, checksums and LSNs sound")
     if let difference = report.difference {
-      throw ExitStatus(status: 1, message: "state: differs from its replay: \(difference)")
+      throw ExitStatus(
+        status: 1,
+        message: "state: differs from its replay: \(difference). The log is sound: `livelog --store "
+          + "\(TerminalSafe.escaped(context.storePath)) replay --in-place` rebuilds the state from it")
     }
     context.output.line("state: equals its replay (digest \(report.digest)); \(seconds(since: started))")
     return 0
