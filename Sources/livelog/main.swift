@@ -75,12 +75,14 @@ func run() -> Int32 {
         raw.removeFirst()
       }
       guard let size = byteCount(text), size >= 64 << 10 else {
-        printError("error: --max-map-size takes a size of at least 64K (bytes, or 64M, 2G), not '\(text)'")
+        printError(
+          "error: --max-map-size takes a size of at least 64K (bytes, or 64M, 2G), not '\(ControlEscaping.excerpt(text))'"
+        )
         return 2
       }
       maximumMapSize = size
     } else {
-      printError("error: unknown option \(first)\n\n\(toolHelp)")
+      printError("error: unknown option \(ControlEscaping.excerpt(first))\n\n\(toolHelp)")
       return 2
     }
   }
@@ -89,7 +91,7 @@ func run() -> Int32 {
     return 2
   }
   guard let command = commands.first(where: { $0.name == name }) else {
-    printError("error: unknown command '\(name)'\n\n\(toolHelp)")
+    printError("error: unknown command '\(ControlEscaping.excerpt(name))'\n\n\(toolHelp)")
     return 2
   }
   var arguments = Arguments(raw.dropFirst())

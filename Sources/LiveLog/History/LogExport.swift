@@ -94,7 +94,8 @@ enum LogExport {
     case "delete":
       mutation = .delete(id: try decoder.integer(try member("id"), "id"))
     default:
-      throw locator.error(at: 0, field: "op", "expected \"upsert\" or \"delete\", found \"\(op.prefix(20))\"")
+      throw locator.error(
+        at: 0, field: "op", "expected \"upsert\" or \"delete\", found \"\(ControlEscaping.excerpt(op))\"")
     }
     let event = Event(
       lsn: UInt64(lsn), time: CommitTime(microsecondsSince1970: time), mutation: mutation,

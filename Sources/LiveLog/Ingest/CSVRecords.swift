@@ -23,7 +23,10 @@ struct CSVRecords {
     }
     guard columns["id"] != nil else {
       throw InputError(
-        source: source, line: 1, message: "the header has no 'id' column: \(header.cells.prefix(12))")
+        source: source, line: 1,
+        message: "the header has no 'id' column: "
+          + header.cells.prefix(12).map { "'\(ControlEscaping.excerpt($0))'" }.joined(separator: ", ")
+          + (header.cells.count > 12 ? " and \(header.cells.count - 12) more" : ""))
     }
     guard columns["full_name"] != nil || columns["url"] != nil else {
       throw InputError(source: source, line: 1, message: "the header needs a 'full_name' or 'url' column")
@@ -55,7 +58,7 @@ struct CSVRecords {
     func integer(_ name: String) throws(InputError) -> Int64? {
       guard let value = cell(name) else { return nil }
       guard let number = Int64(value.trimmingSpaces) else {
-        throw fail(name, "expected a whole number, found \"\(value.prefix(40))\"")
+        throw fail(name, "expected a whole number, found \"\(ControlEscaping.excerpt(value))\"")
       }
       return number
     }
@@ -64,7 +67,7 @@ struct CSVRecords {
       switch value {
       case "true", "1": return true
       case "false", "0": return false
-      default: throw fail(name, "expected true or false, found \"\(value.prefix(40))\"")
+      default: throw fail(name, "expected true or false, found \"\(ControlEscaping.excerpt(value))\"")
       }
     }
     func date(_ name: String) throws(InputError) -> Timestamp? {
@@ -74,7 +77,9 @@ struct CSVRecords {
       }
       guard let date = Timestamp(iso8601: value.trimmingSpaces) else {
         throw fail(
-          name, "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \"\(value.prefix(40))\"")
+          name,
+          "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \"\(ControlEscaping.excerpt(value))\""
+        )
       }
       return date
     }
@@ -103,7 +108,8 @@ struct CSVRecords {
     repository.openIssuesCount = try integer("open_issues_count")
     if let topics = cell("topics") {
       guard let list = ListLiteral.parse(topics) else {
-        throw fail("topics", "expected a list such as ['swift', 'ios'], found \"\(topics.prefix(40))\"")
+        throw fail(
+          "topics", "expected a list such as ['swift', 'ios'], found \"\(ControlEscaping.excerpt(topics))\"")
       }
       repository.topics = list
     }

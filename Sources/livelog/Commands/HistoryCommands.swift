@@ -246,7 +246,8 @@ func parsedQuery(_ text: String, sorts: [String], limit: Int?) throws -> Query {
     let parts = sort.split(separator: ":", maxSplits: 1).map(String.init)
     let direction = parts.count > 1 ? parts[1].lowercased() : "asc"
     guard direction == "asc" || direction == "desc", let field = parts.first else {
-      throw UsageError(message: "--sort takes FIELD, FIELD:asc or FIELD:desc, not '\(sort)'")
+      throw UsageError(
+        message: "--sort takes FIELD, FIELD:asc or FIELD:desc, not '\(ControlEscaping.excerpt(sort))'")
     }
     query = try query.sorted(by: field, ascending: direction == "asc")
   }

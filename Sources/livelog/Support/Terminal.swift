@@ -55,9 +55,11 @@ final class Output: @unchecked Sendable {
   }
 }
 
-/// Writes a message to standard error.
+/// Writes a message to standard error. Messages quote input and data (file names, values,
+/// queries): control characters other than this program's own line feeds are escaped, so that
+/// no message can command the terminal.
 func printError(_ text: String) {
-  FileHandle.standardError.write(Data((text + "\n").utf8))
+  FileHandle.standardError.write(Data((TerminalSafe.message(text) + "\n").utf8))
 }
 
 /// A one-line progress bar on standard error, drawn only when it is a terminal.
