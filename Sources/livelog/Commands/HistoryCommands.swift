@@ -173,7 +173,9 @@ let diffCommand = Command(
       context.output.line(line + ",\"from\":\(from),\"to\":\(to)}")
     } else {
       let before = try diff.from.ids()
-      context.output.line("\(query.text): \(diff.from.count) results at \(from), \(diff.to.count) at \(to)")
+      context.output.line(
+        "\(TerminalSafe.escaped(query.text)): \(diff.from.count) results at \(from), \(diff.to.count) at \(to)"
+      )
       for index in diff.changeset.deletionsExcludingMoves {
         context.output.line("- [\(index)] \(before[index])")
       }

@@ -34,7 +34,8 @@ let logCommand = Command(
         switch event.mutation {
         case .upsert(let repository):
           output.line(
-            "\(event.lsn)\t\(event.time.iso8601)\tupsert\t\(repository.id)\t\(repository.fullName)\(event.endsCommit ? "\t·" : "")"
+            "\(event.lsn)\t\(event.time.iso8601)\tupsert\t\(repository.id)\t\(TerminalSafe.escaped(repository.fullName))"
+              + (event.endsCommit ? "\t·" : "")
           )
         case .delete(let id):
           output.line("\(event.lsn)\t\(event.time.iso8601)\tdelete\t\(id)\(event.endsCommit ? "\t·" : "")")

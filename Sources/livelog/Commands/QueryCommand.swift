@@ -52,8 +52,9 @@ let queryCommand = Command(
       for index in results.indices {
         let repository = try results.repository(at: index)
         rows.append([
-          repository.fullName, repository.language ?? "-", repository.stargazersCount.map(grouped) ?? "-",
-          repository.description.map { String($0.prefix(60)) } ?? "",
+          TerminalSafe.escaped(repository.fullName), repository.language.map(TerminalSafe.escaped) ?? "-",
+          repository.stargazersCount.map(grouped) ?? "-",
+          repository.description.map { String(TerminalSafe.escaped($0).prefix(60)) } ?? "",
         ])
       }
       printTable(rows, to: output)
@@ -84,14 +85,14 @@ let explainCommand = Command(
     let store = try context.openStore(readOnly: true)
     let explanation = try store.explain(query)
     let output = context.output
-    output.line("query: \(query.text)")
+    output.line("query: \(TerminalSafe.escaped(query.text))")
     for step in explanation.steps {
-      var line = String(repeating: "  ", count: step.depth + 1) + step.description
+      var line = String(repeating: "  ", count: step.depth + 1) + TerminalSafe.escaped(step.description)
       var figures: [String] = []
       if let estimated = step.estimated { figures.append("estimated \(grouped(estimated))") }
       if let actual = step.actual { figures.append("actual \(grouped(actual))") }
       figures.append(step.exact ? "exact" : "candidates")
-      if let skipped = step.skipped { figures.append("skipped: \(skipped)") }
+      if let skipped = step.skipped { figures.append("skipped: \(TerminalSafe.escaped(skipped))") }
       line += "  [" + figures.joined(separator: ", ") + "]"
       output.line(line)
     }

@@ -33,7 +33,7 @@ let statsCommand = Command(
       context.output.line("{\(parts.joined(separator: ","))}")
     } else {
       let out = context.output
-      out.line("store:        \(store.directory) (format \(stats.format))")
+      out.line("store:        \(TerminalSafe.escaped(store.directory)) (format \(stats.format))")
       out.line("version:      \(stats.version) (last LSN)")
       out.line("records:      \(grouped(stats.records))")
       out.line("events:       \(grouped(stats.events))")
@@ -48,7 +48,7 @@ let statsCommand = Command(
       out.line("databases:")
       for database in stats.databases {
         out.line(
-          "  \(database.name.padding(toLength: 14, withPad: " ", startingAt: 0))"
+          "  \(TerminalSafe.escaped(database.name).padding(toLength: 14, withPad: " ", startingAt: 0))"
             + "\(grouped(database.entries).leftPadded(12)) entries  \(byteSize(database.bytes).leftPadded(10))"
         )
       }

@@ -81,20 +81,23 @@ func printChange(_ change: ResultsChange, format: String, withIDs: Bool, to outp
         kind: "update", lsn: results.version, count: results.count, changeset: changeset, ids: ids))
   case (.initial, _):
     output.line("initial at \(results.version): \(results.count) results")
-    for index in results.indices { output.line("  [\(index)] \(try results.repository(at: index).fullName)") }
+    for index in results.indices {
+      output.line("  [\(index)] \(TerminalSafe.escaped(try results.repository(at: index).fullName))")
+    }
   case (.update(_, let changeset), _):
     output.line(
       "update at \(results.version): \(results.count) results; \(changeset.deletionsExcludingMoves.count) deleted, "
         + "\(changeset.insertionsExcludingMoves.count) inserted, \(changeset.modifications.count) modified, "
         + "\(changeset.moves.count) moved")
     for index in changeset.insertionsExcludingMoves {
-      output.line("  + [\(index)] \(try results.repository(at: index).fullName)")
+      output.line("  + [\(index)] \(TerminalSafe.escaped(try results.repository(at: index).fullName))")
     }
     for index in changeset.modificationsNew {
-      output.line("  ~ [\(index)] \(try results.repository(at: index).fullName)")
+      output.line("  ~ [\(index)] \(TerminalSafe.escaped(try results.repository(at: index).fullName))")
     }
     for move in changeset.moves {
-      output.line("  ↕ [\(move.from)→\(move.to)] \(try results.repository(at: move.to).fullName)")
+      output.line(
+        "  ↕ [\(move.from)→\(move.to)] \(TerminalSafe.escaped(try results.repository(at: move.to).fullName))")
     }
     for index in changeset.deletionsExcludingMoves { output.line("  - [\(index)]") }
   }
