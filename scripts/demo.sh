@@ -29,15 +29,19 @@ ll explain "full_name CONTAINS[c] 'anim' AND language == 'Swift'"
 
 step "A live subscription in another process, while the tetris search of 2014, 2019 and 2020 arrives"
 before=$(version)
-ll watch "full_name CONTAINS[c] 'tetris' AND language == 'Assembly'" --sort stargazers_count:desc \
-  --limit 8 > "$store.watch" 2>&1 &
+# Started directly, not through `ll`: `$!` must be the watcher itself, not a subshell around it.
+"$livelog" --store "$store" watch "full_name CONTAINS[c] 'tetris' AND language == 'Assembly'" \
+  --sort stargazers_count:desc --limit 8 > "$store.watch" 2>&1 &
 watcher=$!
+trap 'kill "$watcher" 2>/dev/null || true' EXIT
+trap 'exit 1' INT TERM HUP
 sleep 1
 ll ingest --every-version search-responses/05_*.json search-responses/11_*.json search-responses/06_*.json
 # The watcher sees other processes' commits within about 10 ms; give it a moment, then stop it.
 sleep 1
-kill $watcher 2>/dev/null || true
-wait $watcher 2>/dev/null || true
+kill "$watcher" 2>/dev/null || true
+wait "$watcher" 2>/dev/null || true
+trap - EXIT INT TERM HUP
 cat "$store.watch"
 rm -f "$store.watch"
 

@@ -57,8 +57,10 @@ enum Reliability {
     _ = try? CommandLineTool.launch("/bin/umount", ["-l", path])
   }
 
-  /// Sends SIGKILL to a running process and waits for it.
+  /// Sends SIGKILL to a running process and waits for it; nothing for one that has ended (its
+  /// pid may belong to another process by now).
   static func kill9(_ process: Process) {
+    guard process.isRunning else { return }
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
   }
