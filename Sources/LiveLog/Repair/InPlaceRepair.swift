@@ -24,7 +24,12 @@ struct InPlaceRepair {
   static let scratchPrefix = ".rebuild-"
 
   func run(progress: (ReplayProgress) -> Void) throws -> StateDigest {
-    guard StorePath.entryExists(directory) else { throw StoreError.noStore(path: directory) }
+    guard StorePath.entryExists(directory) else {
+      if let problem = StorePath.problem(creating: directory) {
+        throw StoreError.unusablePath(path: directory, reason: problem)
+      }
+      throw StoreError.noStore(path: directory)
+    }
     // The marker check of a normal open, without creating anything.
     var readOnly = options
     readOnly.readOnly = true

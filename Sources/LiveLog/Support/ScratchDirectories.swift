@@ -6,15 +6,15 @@ import Foundation
 
 /// Scratch directories of verifies and replays, named `PREFIX<pid>-<uuid>` after the process that
 /// made them, so that what a killed process left can be told from what a running one uses.
-enum ScratchDirectories {
+public enum ScratchDirectories {
   /// A new scratch path under `parent` for this process.
-  static func path(in parent: String, prefix: String) -> String {
+  public static func path(in parent: String, prefix: String) -> String {
     (parent as NSString).appendingPathComponent("\(prefix)\(getpid())-\(UUID().uuidString)")
   }
 
   /// Removes the scratch directories under `parent` whose process is gone; those of an older
   /// LiveLog, without a pid in their name, once they are an hour old.
-  static func sweep(in parent: String, prefix: String) {
+  public static func sweep(in parent: String, prefix: String) {
     let manager = FileManager.default
     for name in (try? manager.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
       let path = (parent as NSString).appendingPathComponent(name)
@@ -32,7 +32,7 @@ enum ScratchDirectories {
   /// Removes the directory of a store this process has open: the open store goes on working (its
   /// files stay open and mapped), and whatever ends the process — SIGKILL included — leaves
   /// nothing behind.
-  static func detach(_ path: String) {
+  public static func detach(_ path: String) {
     try? FileManager.default.removeItem(atPath: path)
   }
 }

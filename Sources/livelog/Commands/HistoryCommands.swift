@@ -70,13 +70,13 @@ let replayCommand = Command(
         message: "verification failed: \(difference). The log is sound: `livelog --store "
           + "\(TerminalSafe.escaped(context.storePath)) replay --in-place` rebuilds the state from it")
     }
-    let directory =
-      into
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent("livelog-replay-\(UUID().uuidString)")
-      .path
+    let scratchParent = FileManager.default.temporaryDirectory.path
+    if into == nil { ScratchDirectories.sweep(in: scratchParent, prefix: "livelog-replay-") }
+    let directory = into ?? ScratchDirectories.path(in: scratchParent, prefix: "livelog-replay-")
     // A directory this command creates goes again if the replay fails: what is left of a replay
-    // cut short is of no use (and refuses to open).
-    let created = !FileManager.default.fileExists(atPath: directory)
+    // cut short is of no use (and refuses to open). lstat, not fileExists: a dangling link is
+    // something this command did not create, and must not remove.
+    let created = !StorePath.entryExists(directory)
     var succeeded = false
     defer {
       if into == nil || (created && !succeeded) { try? FileManager.default.removeItem(atPath: directory) }
