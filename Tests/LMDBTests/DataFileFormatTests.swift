@@ -8,7 +8,9 @@ import Testing
 /// branch pages, overflow values, deletes (free pages) and several named databases.
 @Suite struct DataFileFormatTests {
   /// Writes `rounds` random transactions into three databases; returns what each holds.
-  static func populate(_ env: Environment, seed: UInt64, rounds: Int) throws -> [String: [[UInt8]: [UInt8]]] {
+  static func populate(
+    _ env: Environment, seed: UInt64, rounds: Int, afterEach: (Int) throws -> Void = { _ in }
+  ) throws -> [String: [[UInt8]: [UInt8]]] {
     var random = Congruential(seed: seed)
     let names = ["log", "records", "index.terms"]
     let databases = try env.write { txn in
@@ -17,7 +19,7 @@ import Testing
       }
     }
     var contents: [String: [[UInt8]: [UInt8]]] = [:]
-    for _ in 0..<rounds {
+    for round in 0..<rounds {
       try env.write { txn in
         for _ in 0..<40 {
           let which = Int(random.next() % 3)
@@ -38,6 +40,7 @@ import Testing
           }
         }
       }
+      try afterEach(round)
     }
     return contents
   }
@@ -50,7 +53,11 @@ import Testing
     let info: EnvironmentInfo
     do {
       let env = try Environment(path: path)
-      expected = try Self.populate(env, seed: seed, rounds: 60)
+      // Sound after every commit, the state one commit older included.
+      expected = try Self.populate(env, seed: seed, rounds: 60) { _ in
+        let check = try StructureCheck.run(path: path + "/data.mdb")
+        #expect(check.damage == [], "\(check.damage)")
+      }
       info = env.info
     }
     let check = try StructureCheck.run(path: path + "/data.mdb")

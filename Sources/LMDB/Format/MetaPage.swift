@@ -66,8 +66,10 @@ public struct MetaPage: Sendable, Hashable {
 
   /// Why the page cannot be the root of a sound state, or nil when every field is consistent.
   public var defect: String? {
-    guard headerFlags & PageFormat.PageFlag.meta != 0 else {
-      return "its page header does not mark it as a meta page (flags 0x\(String(headerFlags, radix: 16)))"
+    // LMDB reads only the flag; a sound meta page has no other.
+    guard headerFlags == PageFormat.PageFlag.meta else {
+      return
+        "its page header does not mark it as a meta page alone (flags 0x\(String(headerFlags, radix: 16)))"
     }
     guard magic == PageFormat.magic else {
       return "its magic number is 0x\(String(magic, radix: 16)), not LMDB's 0xbeefc0de"

@@ -29,7 +29,7 @@ public struct Page: Sendable {
   /// Parses page `number` from its bytes; throws a description of what is wrong with it.
   ///
   /// Everything LMDB would follow is checked: the page names itself, is a branch or a leaf page
-  /// (not both, not a LEAF2 or sub-page, which LiveLog's databases never hold), its free-space
+  /// and nothing else (not a LEAF2 or sub-page, which LiveLog's databases never hold), its free-space
   /// bounds and node offsets lie inside it, every node's key and value end inside it, a branch
   /// node's child and an overflow value's first page are within `lastPage`.
   public init(number: UInt64, bytes: [UInt8], lastPage: UInt64) throws(PageDefect) {
@@ -42,11 +42,10 @@ public struct Page: Sendable {
     else { throw PageDefect("the page is shorter than its header") }
     self.flags = flags
     guard header == number else { throw PageDefect("its header names page \(header)") }
-    let kind = flags & (PageFormat.PageFlag.branch | PageFormat.PageFlag.leaf | PageFormat.PageFlag.overflow)
-    guard kind == PageFormat.PageFlag.branch || kind == PageFormat.PageFlag.leaf,
-      flags & (PageFormat.PageFlag.leaf2 | PageFormat.PageFlag.subpage | PageFormat.PageFlag.meta) == 0,
-      flags & ~0x7F == 0
-    else {
+    // Exactly one of the two: any other bit is damage (a stray P_DIRTY, say, would make LMDB
+    // write into the read-only map when a transaction touches the page).
+    let kind = flags
+    guard kind == PageFormat.PageFlag.branch || kind == PageFormat.PageFlag.leaf else {
       throw PageDefect("flags 0x\(String(flags, radix: 16)) do not make it a branch or leaf page")
     }
     guard lower >= PageFormat.pageHeaderSize, (lower - PageFormat.pageHeaderSize) % 2 == 0, lower <= upper,
@@ -107,17 +106,23 @@ public struct Page: Sendable {
             valueSize: valueSize, page: nil))
       }
     }
+    // LMDB keeps a page's nodes packed from its upper bound: the lowest node starts there.
+    guard nodes.map(\.offset).min() == upper else {
+      throw PageDefect(
+        "its nodes start at byte \(nodes.map(\.offset).min() ?? 0), not at its upper bound \(upper)")
+    }
     self.nodes = nodes
   }
 
   /// Bytes of the page whose change changes what it holds: the header (less its unused pad), the
-  /// node offsets and every node's header, key and stored value.
+  /// node offsets and every node's header, key and stored value — but the key of a branch page's
+  /// first node, which LMDB never reads (everything below the second key goes to the first child).
   public var meaningfulRanges: [Range<Int>] {
     var ranges = [0..<8, 10..<(PageFormat.pageHeaderSize + 2 * nodes.count)]
-    for node in nodes {
+    for (index, node) in nodes.enumerated() {
       let end =
         node.value?.upperBound ?? (node.page != nil && isLeaf ? node.key.upperBound + 8 : node.key.upperBound)
-      ranges.append(node.offset..<end)
+      ranges.append(node.offset..<(isBranch && index == 0 ? node.key.lowerBound : end))
     }
     return ranges
   }

@@ -28,7 +28,8 @@ public struct RawPageScan {
   }
 
   /// Calls `body` with every possible node whose key has `keySize` bytes, in every page from 2
-  /// to the end of the file, reading 256 pages at a time.
+  /// to the end of the file (a last page cut short by a truncation included, as far as it goes),
+  /// reading 256 pages at a time.
   public func forEachNode(keySize: Int, _ body: (Found) -> Void) {
     let pages = file.pageCount(pageSize: pageSize)
     let lastPage = pages == 0 ? 0 : pages - 1
@@ -36,9 +37,9 @@ public struct RawPageScan {
     while first < pages {
       let chunk = file.read(offset: Int(first) * pageSize, count: 256 * pageSize)
       var index = 0
-      while (index + 1) * pageSize <= chunk.count {
+      while index * pageSize < chunk.count {
         let number = first + UInt64(index)
-        let bytes = Array(chunk[index * pageSize..<(index + 1) * pageSize])
+        let bytes = Array(chunk[index * pageSize..<min((index + 1) * pageSize, chunk.count)])
         RawPageScan.nodes(in: bytes, keySize: keySize, lastPage: lastPage) { offset, key, value in
           switch value {
           case .inline(let range):

@@ -43,14 +43,17 @@ public struct StructureCheck: Sendable {
     }
     guard let meta = health.current else { return check }
     let file = try DataFile(path: path)
-    check.walk(file, meta: meta, collect: collectMeaningfulRanges, isCurrent: true)
+    check.walk(file, meta: meta, collect: collectMeaningfulRanges)
     // The state one commit older is whole too until the next commit (LMDB reuses a page only once
     // no reader can see it): a fall-back when the current meta page is lost, and so checked.
     if let older = zip(health.metaPages, health.metaDefects).compactMap({ $1 == nil ? $0 : nil })
       .first(where: { $0.transactionID < meta.transactionID })
     {
       var other = StructureCheck(health: health)
-      other.walk(file, meta: older, collect: false, isCurrent: false)
+      if older.lastPage > meta.lastPage {
+        other.damage.append("its last page \(older.lastPage) is past the current state's \(meta.lastPage)")
+      }
+      other.walk(file, meta: older, collect: false)
       check.damage += other.damage.map {
         "the older state (meta page \(older.slot), transaction \(older.transactionID)): \($0)"
       }
@@ -58,9 +61,11 @@ public struct StructureCheck: Sendable {
     return check
   }
 
-  /// Checks the state of `meta`. The free list and the accounting of every page are checked
-  /// for the current state only: the older state's free pages are in use by now.
-  private mutating func walk(_ file: DataFile, meta: MetaPage, collect: Bool, isCurrent: Bool) {
+  /// Checks the state of `meta`: its trees, its free list, and that they account for every page
+  /// up to its last. (For the older state too: the pages its free list names may be in use by
+  /// the current state, but its own trees and free list are still whole, and account for its
+  /// pages as they did.)
+  private mutating func walk(_ file: DataFile, meta: MetaPage, collect: Bool) {
     let lastPage = meta.lastPage
     pages = lastPage + 1
     var seen = [Bool](repeating: false, count: Int(pages))
@@ -86,7 +91,8 @@ public struct StructureCheck: Sendable {
     ) {
       let walker = TreeWalker(
         file: file, pageSize: meta.pageSize, lastPage: lastPage,
-        integerKeys: record.flags & PageFormat.DatabaseFlag.integerKey != 0)
+        integerKeys: record.flags & PageFormat.DatabaseFlag.integerKey != 0,
+        leafFlags: name == "(main)" ? [PageFormat.NodeFlag.subData] : [0, PageFormat.NodeFlag.bigData])
       var found: [String] = []
       let tally = walker.walk(
         root: record.root,
@@ -159,10 +165,6 @@ public struct StructureCheck: Sendable {
     damage += namedDamage.filter { !$0.hasPrefix("database (main): ") }
     for database in named { tree(database.name, database.record) { _, _ in } }
     databases = named
-    guard isCurrent else {
-      self.damage += damage
-      return
-    }
     for page in free {
       if seen[Int(page)] {
         damage.append("the free list names page \(page), which is in use or named twice")

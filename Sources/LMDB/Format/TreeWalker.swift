@@ -45,12 +45,18 @@ public struct TreeWalker {
   public let lastPage: UInt64
   /// Whether keys compare as native-endian integers (`MDB_INTEGERKEY`) rather than as bytes.
   public var integerKeys: Bool
+  /// The leaf node flags the database's entries may have: plain or overflow values in a data
+  /// database, database records in the main one. nil: any.
+  public var leafFlags: Set<UInt16>?
 
-  public init(file: DataFile, pageSize: Int, lastPage: UInt64, integerKeys: Bool) {
+  public init(
+    file: DataFile, pageSize: Int, lastPage: UInt64, integerKeys: Bool, leafFlags: Set<UInt16>? = nil
+  ) {
     self.file = file
     self.pageSize = pageSize
     self.lastPage = lastPage
     self.integerKeys = integerKeys
+    self.leafFlags = leafFlags
   }
 
   /// Walks the tree of `root`, calling `onPage` for each page reached (with its overflow pages)
@@ -119,6 +125,16 @@ public struct TreeWalker {
     tally.shallowestLeaf = min(tally.shallowestLeaf, level)
     for (index, node) in page.nodes.enumerated() {
       let key = page.slice(node.key)
+      if let leafFlags, !leafFlags.contains(node.flags) {
+        damage(
+          "node \(index) has flags 0x\(String(node.flags, radix: 16)), which no entry of this database has")
+        continue
+      }
+      // An integer-key database's keys are all of one size (8 bytes for LiveLog's).
+      if integerKeys, key.count != (previousKey?.count ?? key.count) || (key.count != 8 && key.count != 4) {
+        damage("key \(index) is \(key.count) bytes long in a database of integer keys")
+        continue
+      }
       if let previous = previousKey, compare(previous, Array(key)) >= 0 {
         damage("key \(index) does not sort after the last key of the page before")
         continue
