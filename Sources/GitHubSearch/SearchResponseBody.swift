@@ -21,7 +21,8 @@ struct SearchResponseBody {
     // The format is forced: detection would read an empty or line-separated body as NDJSON.
     let mutations: [Mutation]
     do {
-      mutations = try RecordFile(source: source, bytes: bytes, format: .searchResponse).mutations()
+      mutations = try RecordFile(source: source, bytes: bytes, format: .searchResponse).mutations(
+        of: Repository.self)
     } catch let error as InputError {
       throw .malformedResponse(error)
     } catch {
@@ -38,7 +39,13 @@ struct SearchResponseBody {
     var repositories: [Repository] = []
     repositories.reserveCapacity(mutations.count)
     for (index, mutation) in mutations.enumerated() {
-      guard case .upsert(let repository) = mutation else {
+      let repository: Repository?
+      do {
+        repository = try mutation.record(as: Repository.self)
+      } catch {
+        throw .malformedResponse(InputError(source: source, item: "items[\(index)]", message: "\(error)"))
+      }
+      guard let repository else {
         throw .malformedResponse(
           InputError(
             source: source, item: "items[\(index)]", message: "expected a repository, found a delete"))

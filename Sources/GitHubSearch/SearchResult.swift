@@ -32,7 +32,7 @@ public struct SearchPage: Sendable, Hashable {
   }
 
   /// The repositories as upserts, ready for `Store.write`.
-  public var mutations: [Mutation] { repositories.map(Mutation.upsert) }
+  public var mutations: [Mutation] { repositories.map { .upsert($0) } }
 }
 
 /// A page GitHub answered with 304 Not Modified: what the caller already has is current.

@@ -68,4 +68,10 @@ public struct Cursor {
   public mutating func seek(atLeast key: [UInt8]) throws -> Entry? {
     try key.withUnsafeBytes { (k) in try move(MDB_SET_RANGE, k) }
   }
+
+  /// Deletes the entry at the cursor, which must be a cursor of `txn`; `next()` then moves to
+  /// the entry that followed it.
+  public mutating func deleteCurrent(in txn: WriteTransaction) throws {
+    try txn.state.check(mdb_cursor_del(pointer, 0), "mdb_cursor_del(\(database.name))")
+  }
 }

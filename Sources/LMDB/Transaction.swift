@@ -148,6 +148,11 @@ public struct WriteTransaction: ReadableTransaction {
     try key.withUnsafeBytes { (k) in try delete(database, k) }
   }
 
+  /// Deletes `database` and everything in it; its handle is invalid afterwards, in this process.
+  public func drop(_ database: Database) throws {
+    try state.check(mdb_drop(handle, database.handle, 1), "mdb_drop(\(database.name), delete)")
+  }
+
   /// Removes every entry of `database`, keeping the database itself.
   public func removeAll(_ database: Database) throws {
     try state.check(mdb_drop(handle, database.handle, 0), "mdb_drop(\(database.name))")

@@ -36,7 +36,7 @@ import Testing
       let bytes = try Fixtures.searchResponse(prefix)
       let client = GitHubSearchClient(transport: ScriptedTransport(status: 200, body: bytes))
       let result = try await client.firstPage(of: SearchQuery(term: "tetris"))
-      let expected = try RecordFile(source: prefix, bytes: [UInt8](bytes)).mutations()
+      let expected = try RecordFile(source: prefix, bytes: [UInt8](bytes)).mutations(of: Repository.self)
       #expect(result.repositories.map(Mutation.upsert) == expected, "file \(prefix)")
     }
   }

@@ -22,14 +22,20 @@ import Testing
     let stats = try tool.run(["stats", "--format", "json"])
     let figures = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
     #expect(figures?["records"] as? Int == 3_965)
-    #expect(figures?["version"] as? Int == 3_965)
+    // The first event creates the repositories collection.
+    #expect(figures?["version"] as? Int == 3_966)
 
     let log = try tool.run(["log", "--format", "ndjson"])
     let lines = log.stdout.split(separator: "\n")
-    #expect(lines.count == 3_965)
+    #expect(lines.count == 3_966)
     for (index, line) in lines.enumerated() {
       let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
       #expect(event?["lsn"] as? Int == index + 1)
+      #expect(event?["collection"] as? String == "repositories")
+      if index == 0 {
+        #expect(event?["op"] as? String == "schema" && event?["schema"] is [String: Any])
+        continue
+      }
       #expect(event?["op"] as? String == "upsert")
       #expect(event?["time"] is String && event?["id"] is Int && event?["record"] is [String: Any])
     }
@@ -77,7 +83,8 @@ import Testing
     #expect(result.stderr.contains(expected), "\(result.stderr.prefix(300))")
     let stats = try tool.run(["stats", "--format", "json"])
     let figures = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any]
-    #expect(figures?["version"] as? Int == 1)
+    // The schema event and the good record.
+    #expect(figures?["version"] as? Int == 2)
   }
 
   @Test func invalidUTF8OnStandardInputExitsTwo() throws {
@@ -114,8 +121,8 @@ import Testing
     let result = try tool.run(["ingest", "--batch", "10", "--format", "json", "-"], input: lines)
     let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
     #expect(summary?["commits"] as? Int == 3)
-    #expect(summary?["last_lsn"] as? Int == 25)
-    let log = try tool.run(["log", "--format", "ndjson", "--from", "10", "--to", "11"])
+    #expect(summary?["last_lsn"] as? Int == 26)
+    let log = try tool.run(["log", "--format", "ndjson", "--from", "11", "--to", "12"])
     let ends = log.stdout.split(separator: "\n").map { $0.contains("\"commit_end\":true") }
     #expect(ends == [true, false])
   }

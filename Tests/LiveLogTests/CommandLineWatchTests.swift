@@ -11,7 +11,7 @@ import Testing
     let tool = CommandLineTool(store: store)
     // The 2014 search first; the watch starts there.
     #expect(try tool.run(["ingest", Fixtures.searchResponse("05")]).status == 0)
-    let start = 30
+    let start = 31  // a schema event creates the collection, then 30 upserts
     // 2019 then about 2020, as two commits of another process.
     let watch = Process()
     watch.executableURL = URL(fileURLWithPath: CommandLineTool.executable)

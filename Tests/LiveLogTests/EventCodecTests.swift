@@ -7,68 +7,91 @@ import Testing
   static let repositories: [Repository] = {
     let files = Fixtures.searchResponseFiles + [Fixtures.apiRepoFiles[0]]
     return files.flatMap { path -> [Repository] in
-      ((try? RecordFile(path: path).mutations()) ?? []).compactMap {
-        if case .upsert(let repository) = $0 { return repository }
-        return nil
-      }
+      (try? RecordFile(path: path).records(of: Repository.self)) ?? []
+    }
+  }()
+
+  static let schema = Repository.schema.declaration
+
+  /// The catalog of a store holding only `repositories` (collection 1).
+  static let catalog: CatalogState = {
+    do {
+      let directory = try TemporaryDirectory()
+      let store = try Store(directory: directory.child("store"))
+      try store.createCollection(Repository.schema.declaration)
+      return try store.read { _, state in state }
+    } catch {
+      preconditionFailure("cannot make a store: \(error)")
     }
   }()
 
   private func decode(_ bytes: [UInt8], lsn: UInt64) throws -> Event {
-    try bytes.withUnsafeBytes { try EventCodec.decode($0, lsn: lsn) }
+    try bytes.withUnsafeBytes { try EventCodec.header($0, lsn: lsn).event(in: Self.catalog) }
   }
 
-  @Test func realRecordsRoundTrip() throws {
+  private func upsert(
+    _ repository: Repository, lsn: UInt64, time: Int64, ends: Bool, row: UInt64, previous: UInt64?
+  )
+    -> Event
+  {
+    Event(
+      lsn: lsn, time: CommitTime(microsecondsSince1970: time), collection: "repositories", schemaVersion: 1,
+      change: .upsert(repository.recordValues), endsCommit: ends, row: row, previousLSN: previous)
+  }
+
+  @Test func realRecordsRoundTripInBothFormats() throws {
     #expect(Self.repositories.count > 1_000)
     for (index, repository) in Self.repositories.enumerated() {
-      let event = Event(
-        lsn: UInt64(index + 1), time: CommitTime(microsecondsSince1970: 1_700_000_000_000_000 + Int64(index)),
-        mutation: .upsert(repository), endsCommit: index % 7 == 0, row: UInt64(index * 977 + 1),
-        previousLSN: index % 3 == 0 ? nil : UInt64(index))
-      #expect(try decode(EventCodec.encode(event), lsn: event.lsn) == event)
+      let event = upsert(
+        repository, lsn: UInt64(index + 1), time: 1_700_000_000_000_000 + Int64(index), ends: index % 7 == 0,
+        row: UInt64(index * 977 + 1), previous: index % 3 == 0 ? nil : UInt64(index))
+      #expect(try decode(EventCodec.encode(event, collectionID: 1), lsn: event.lsn) == event)
+      // Format 1, as stores made before collections hold it: the same event.
+      #expect(try decode(EventCodec.encode(event, collectionID: 0), lsn: event.lsn) == event)
+      #expect(
+        try Repository(
+          values: try #require(
+            decode(EventCodec.encode(event, collectionID: 1), lsn: event.lsn)
+              .change.upsertedRecord)) == repository)
     }
     let delete = Event(
-      lsn: 9, time: CommitTime(microsecondsSince1970: -5), mutation: .delete(id: -42), endsCommit: true,
-      row: 4,
-      previousLSN: 8)
-    #expect(try decode(EventCodec.encode(delete), lsn: 9) == delete)
+      lsn: 9, time: CommitTime(microsecondsSince1970: -5), collection: "repositories", schemaVersion: 1,
+      change: .delete(.integer(-42)), endsCommit: true, row: 4, previousLSN: 8)
+    #expect(try decode(EventCodec.encode(delete, collectionID: 1), lsn: 9) == delete)
+    #expect(try decode(EventCodec.encode(delete, collectionID: 0), lsn: 9) == delete)
   }
 
   @Test func everyFlippedByteIsDetected() throws {
     let repository = try #require(Self.repositories.first { $0.description != nil })
-    let event = Event(
-      lsn: 77, time: CommitTime(microsecondsSince1970: 1), mutation: .upsert(repository), endsCommit: true,
-      row: 300,
-      previousLSN: 12)
-    let encoded = EventCodec.encode(event)
-    var random = SeededRandom(seed: 3)
-    for index in encoded.indices {
-      var damaged = encoded
-      damaged[index] ^= UInt8.random(in: 1...255, using: &random)
-      #expect(throws: StoreError.self, "byte \(index)") { try decode(damaged, lsn: 77) }
-    }
-    // The same bytes under another LSN are refused too.
-    #expect(throws: StoreError.self) { try decode(encoded, lsn: 78) }
-    // And truncations.
-    for length in 0..<encoded.count {
-      #expect(throws: StoreError.self) { try decode(Array(encoded.prefix(length)), lsn: 77) }
+    let event = upsert(repository, lsn: 77, time: 1, ends: true, row: 300, previous: 12)
+    for collectionID: UInt32 in [0, 1] {
+      let encoded = try EventCodec.encode(event, collectionID: collectionID)
+      var random = SplitMix64(seed: 3)
+      for index in encoded.indices {
+        var damaged = encoded
+        damaged[index] ^= UInt8.random(in: 1...255, using: &random)
+        #expect(throws: StoreError.self, "byte \(index)") { try decode(damaged, lsn: 77) }
+      }
+      // The same bytes under another LSN are refused too.
+      #expect(throws: StoreError.self) { try decode(encoded, lsn: 78) }
+      // And truncations.
+      for length in 0..<encoded.count {
+        #expect(throws: StoreError.self) { try decode(Array(encoded.prefix(length)), lsn: 77) }
+      }
     }
   }
 
   @Test func anUnknownFormatVersionIsRejectedByName() throws {
-    var encoded = EventCodec.encodeDelete(
-      id: 5, lsn: 1, time: CommitTime(microsecondsSince1970: 0), endsCommit: true, row: 3, previous: 0)
-    encoded[0] = 2
-    // Re-seal with a valid checksum, so that only the version is wrong.
-    let body = Array(encoded.dropLast(4))
-    let prefix = withUnsafeBytes(of: UInt64(1).littleEndian) { CRC32C.checksum($0) }
-    let crc = CRC32C.checksum(body, continuing: prefix)
-    encoded = body + withUnsafeBytes(of: crc.littleEndian) { Array($0) }
+    var encoded = EventCodec.beginDelete(
+      .integer(5), time: CommitTime(microsecondsSince1970: 0),
+      .init(collection: 1, schemaVersion: 1, row: 3, previous: 0))
+    encoded[0] = 3
+    EventCodec.seal(&encoded, lsn: 1, endsCommit: true)
     do {
       _ = try decode(encoded, lsn: 1)
-      Issue.record("version 2 was accepted")
+      Issue.record("version 3 was accepted")
     } catch let error as StoreError {
-      #expect(error.description.contains("version 2"))
+      #expect(error.description.contains("version 3"))
     }
   }
 
@@ -86,12 +109,41 @@ import Testing
 }
 
 @Suite struct RecordCodecTests {
-  @Test func theDirectEncodingEqualsTheSchemaDrivenOne() throws {
+  @Test func repositoriesRoundTripThroughTheirFieldValues() throws {
+    let schema = Repository.schema.declaration
     for repository in EventCodecTests.repositories {
-      let direct = RecordCodec.encode(repository)
-      #expect(direct == RecordCodec.encode(repository.fieldValues))
-      let decoded = try direct.withUnsafeBytes { try RecordCodec.decode($0, schema: Repository.schema) }
-      #expect(Repository(fieldValues: decoded) == repository)
+      let bytes = RecordCodec.encode(repository.fieldValues)
+      let decoded = try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema) }
+      #expect(decoded == repository.fieldValues)
+      #expect(try Repository(values: RecordValues(schema: schema, values: decoded)) == repository)
+    }
+  }
+
+  @Test func everyValueKindRoundTrips() throws {
+    let schema = CollectionSchema(
+      name: "kinds", primaryKey: "k",
+      fields: [
+        Field(position: 0, name: "k", type: .string, isOptional: false),
+        Field(position: 0, name: "i", type: .integer), Field(position: 0, name: "d", type: .double),
+        Field(position: 0, name: "b", type: .bool), Field(position: 0, name: "t", type: .date),
+        Field(position: 0, name: "s", type: .stringList), Field(position: 0, name: "n", type: .integerList),
+      ])
+    let samples: [[FieldValue]] = [
+      [
+        .string("a"), .integer(-7), .double(-0.5), .bool(true),
+        .date(Timestamp(secondsSince1970: -1, nanoseconds: 5)),
+        .strings(["x", ""]), .integers([Int64.min, 0, Int64.max]),
+      ],
+      [
+        .string("b"), .null, .double(.infinity), .bool(false),
+        .date(Timestamp(secondsSince1970: 1_700_000_000)),
+        .strings([]), .integers([]),
+      ],
+      [.string("c"), .integer(0), .null, .null, .null, .null, .null],
+    ]
+    for values in samples {
+      let bytes = RecordCodec.encode(values)
+      #expect(try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema) } == values)
     }
   }
 }

@@ -26,7 +26,7 @@ import Testing
     var options = StoreOptions()
     options.durability = .noSync
     let store = try Store(directory: directory.child("store"), options: options)
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let pool = Array(QueryFixture.shared.repositories.shuffled(using: &random).prefix(600))
     try store.write(pool.prefix(300).map(Mutation.upsert))
     var generator = PredicateGenerator(repositories: pool)
@@ -47,14 +47,16 @@ import Testing
         ? [schema.field(named: "stargazers_count"), schema.field(named: "language")].compactMap { $0 } : nil
       let initial = try store.results(Query(predicate: query.predicate, sort: query.sort))
       let matches = try initial.rows.map { row -> (row: Row, values: [FieldValue]) in
-        let repository = try store.environment.read { txn in
-          try StoredRecord.repository(
-            try #require(try store.materializer.record(at: UInt64(row), txn)), row: UInt64(row))
+        let collection = try store.repositoriesCollection()
+        let values = try store.environment.read { txn in
+          try collection.values(try #require(try collection.record(at: UInt64(row), txn)), row: UInt64(row))
         }
-        return (row, repository.fieldValues)
+        return (row, values)
       }
       lives.append(
-        try LiveQuery(query: query, watching: keyPaths, version: try store.version(), matches: matches))
+        try LiveQuery(
+          query: query, collection: "repositories", watching: keyPaths, version: try store.version(),
+          matches: matches))
       keyPathsOf.append(keyPaths)
     }
     var previousIDs = try lives.map { live in try store.results(live.query).ids() }
@@ -80,8 +82,10 @@ import Testing
       }
       let before = try store.version()
       try store.write(batch)
-      let commits = try store.environment.read { txn in
-        try store.log.commits(after: before, through: try store.log.lastLSN(txn), txn)
+      let commits = try store.read { txn, catalog in
+        try store.log.commits(
+          after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["repositories"],
+          txn)
       }
       let records = Dictionary(uniqueKeysWithValues: try store.allRepositories().map { ($0.id, $0) })
       for index in lives.indices {

@@ -123,7 +123,7 @@ func queryParseError(_ text: String, _ arguments: any QueryArgument...) -> Query
       ("name == 99999999999999999999", .typeMismatch, 9, "name is a string field"),
       ("name CONTAINS nil", .typeMismatch, 15, "nil can only be compared"),
       ("name BETWEEN {'a', nil}", .typeMismatch, 20, "nil can only be compared"),
-      ("fork < true", .typeMismatch, 6, "fork is a bool field; < applies to integer, date and string fields"),
+      ("fork < true", .typeMismatch, 6, "fork is a bool field; < applies to number, date and string fields"),
       ("fork == 'yes'", .typeMismatch, 9, "fork is a bool field"),
       ("archived LIKE 'x'", .typeMismatch, 10, "archived is a bool field; LIKE applies to string fields"),
       ("created_at == 'yesterday'", .typeMismatch, 15, "is not a date"),
@@ -135,14 +135,17 @@ func queryParseError(_ text: String, _ arguments: any QueryArgument...) -> Query
       ("id == 2021-01-01", .typeMismatch, 7, "id is an integer field; 2021-01-01 is a date"),
       (
         "ANY language == 'x'", .typeMismatch, 1,
-        "ANY applies to list fields such as topics; language is a string field"
+        "ANY applies to list fields (string or integer lists); language is a string field"
       ),
       ("all size > 1", .typeMismatch, 1, "ALL applies to list fields"),
       ("topics == 5", .typeMismatch, 11, "the elements of topics are strings"),
       ("ANY topics == nil", .typeMismatch, 15, "never nil"),
       ("topics IN {'a', nil}", .typeMismatch, 17, "never nil"),
       ("topics > nil", .typeMismatch, 10, "nil can only be compared with == or !="),
-      ("'x' IN language", .typeMismatch, 8, "needs a list field such as topics; language is a string field"),
+      (
+        "'x' IN language", .typeMismatch, 8,
+        "needs a list field (a string or integer list); language is a string field"
+      ),
       ("SORT(topics)", .typeMismatch, 6, "topics is a string list field; SORT needs a field with one value"),
     ]
     for (text, kind, column, fragment) in cases {

@@ -107,9 +107,18 @@ func queryDate(_ text: String) throws -> QueryValue {
 
   @Test func dates() throws {
     let expected = try queryComparison("created_at", .greater, queryDate("2021-01-01T10:20:30Z"))
+    // Fractions are kept to the nanosecond: Realm's `:N` counts nanoseconds, ISO's `.N` is a fraction.
+    let realm = try queryComparison(
+      "created_at", .greater, .date(Timestamp(secondsSince1970: 1_609_496_430, nanoseconds: 123_456_789)))
+    #expect(try Query(parsing: "created_at > 2021-01-01@10:20:30:123456789").predicate == realm)
+    #expect(
+      try Query(parsing: "created_at > 2021-01-01@10:20:30:505").predicate.text.contains("30.000000505Z"))
+    let half = try queryComparison(
+      "created_at", .greater, .date(Timestamp(secondsSince1970: 1_609_496_430, nanoseconds: 500_000_000)))
+    #expect(try Query(parsing: "created_at > 2021-01-01T10:20:30.5Z").predicate == half)
     for text in [
-      "2021-01-01@10:20:30", "2021-01-01@10:20:30:123456789", "2021-01-01T10:20:30", "2021-01-01T10:20:30Z",
-      "2021-01-01T10:20:30.5Z", "2021-01-01T12:20:30+02:00", "2021-01-01T05:20:30-0500",
+      "2021-01-01@10:20:30", "2021-01-01T10:20:30", "2021-01-01T10:20:30Z",
+      "2021-01-01T12:20:30+02:00", "2021-01-01T05:20:30-0500",
       "'2021-01-01T10:20:30Z'",
       "\"2021-01-01T11:20:30+01:00\"", "1609496430", "%@",
     ] {

@@ -134,7 +134,7 @@ import Testing
   }
 
   @Test func everyHandleIsBoundToItsSchemaField() {
-    let fields = RepositoryFields.shared
+    let fields = RecordFields<Repository>()
     let handles: [(any TypedField, String, FieldType)] = [
       (fields.id, "id", .integer), (fields.nodeID, "node_id", .string), (fields.name, "name", .string),
       (fields.fullName, "full_name", .string), (fields.ownerLogin, "owner.login", .string),

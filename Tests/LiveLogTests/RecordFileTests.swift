@@ -5,10 +5,7 @@ import Testing
 
 @Suite struct RecordFileTests {
   private func repositories(_ path: String) throws -> [Repository] {
-    try RecordFile(path: path).mutations().compactMap {
-      if case .upsert(let repository) = $0 { return repository }
-      return nil
-    }
+    try RecordFile(path: path).mutations().compactMap(\.repository)
   }
 
   private func inputError(_ text: String, source: String = "input.ndjson") -> InputError? {

@@ -7,7 +7,7 @@ import LMDB
 /// existed then is checked. Either way the result equals that of a store that had received only
 /// the events up to the LSN.
 struct HistoricalQuery<Txn: ReadableTransaction> {
-  let materializer: Materializer
+  let collection: StoredCollection
   let log: EventLog
   let txn: Txn
   let state: HistoricalState
@@ -20,17 +20,18 @@ struct HistoricalQuery<Txn: ReadableTransaction> {
   /// The record of `row` as of the state's LSN.
   func record(_ row: Row) throws -> UnsafeRawBufferPointer {
     if let lsn = state.versions[row] { return try log.record(at: lsn, txn) }
-    guard let bytes = try materializer.record(at: UInt64(row), txn) else {
+    guard let bytes = try collection.record(at: UInt64(row), txn) else {
       throw StoreError.corruptState(reason: "row \(row) has no record")
     }
     return bytes
   }
 
   func rows(for query: Query) throws -> [Row] {
+    let query = try query.bound(to: collection.schema)
     let compiled = CompiledPredicate(query.predicate)
     var rows: [Row] = []
     if state.basedOnCurrent {
-      var run = QueryRun(materializer: materializer, txn: txn)
+      var run = QueryRun(collection: collection, txn: txn)
       var current = Query(predicate: query.predicate)
       let touched = state.versions.count + state.absent.count
       if !query.sort.isEmpty, let limit = query.limit, touched <= Self.topKWindow,

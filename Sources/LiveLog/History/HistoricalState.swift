@@ -1,7 +1,8 @@
 import LMDB
 
-/// Which rows existed at an earlier LSN, and where their records of then are, relative to the
-/// current state: what an as-of query needs, found without replaying into a new store.
+/// Which rows of one collection existed at an earlier LSN, and where their records of then are,
+/// relative to the current state: what an as-of query needs, found without replaying into a new
+/// store.
 ///
 /// Two ways, whichever reads fewer events:
 /// - **back from now**: every event after the LSN names its row and the version it replaced, so the
@@ -21,16 +22,19 @@ struct HistoricalState: Sendable {
   /// Rows whose state at `lsn` is not the current one.
   func isTouched(_ row: Row) -> Bool { versions[row] != nil || absent.contains(row) }
 
-  /// The state at `lsn`, read from the log inside `txn`, whose last LSN is `current`.
-  static func at(_ lsn: UInt64, current: UInt64, log: EventLog, _ txn: some ReadableTransaction) throws
-    -> HistoricalState
-  {
+  /// The state of `collection` at `lsn`, read from the log inside `txn`, whose last LSN is
+  /// `current`.
+  static func at(
+    _ lsn: UInt64, current: UInt64, log: EventLog, collection: StoredCollection,
+    _ txn: some ReadableTransaction
+  ) throws -> HistoricalState {
     guard lsn <= current else { throw StoreError.lsnOutOfRange(requested: lsn, version: current) }
     if lsn == current { return HistoricalState(lsn: lsn, basedOnCurrent: true) }
     if current - lsn <= lsn {
       var state = HistoricalState(lsn: lsn, basedOnCurrent: true)
       var seen: Set<Row> = []
       try log.forEachHeader(from: lsn + 1, through: current, txn) { header in
+        guard collection.owns(header) else { return }
         let row = Row(truncatingIfNeeded: header.row)
         if seen.insert(row).inserted {
           if let previous = header.previousLSN {
@@ -44,6 +48,7 @@ struct HistoricalState: Sendable {
     }
     var state = HistoricalState(lsn: lsn, basedOnCurrent: false)
     try log.forEachHeader(from: 1, through: lsn, txn) { header in
+      guard collection.owns(header) else { return }
       let row = Row(truncatingIfNeeded: header.row)
       if header.isUpsert { state.versions[row] = header.lsn } else { state.versions[row] = nil }
     }
@@ -60,5 +65,14 @@ extension EventLog {
     let header = try EventCodec.header(bytes, lsn: lsn)
     guard header.isUpsert else { throw StoreError.corruptEvent(lsn: lsn, reason: "expected an upsert") }
     return header.payload
+  }
+}
+
+extension StoredCollection {
+  /// Whether the event with `header` is a change of this collection's records (events of format
+  /// 1 are `repositories`'; schema events change no record).
+  func owns(_ header: EventHeader) -> Bool {
+    header.kind != .schema
+      && (header.collection == id || (header.collection == 0 && name == LegacySchemas.repositoriesName))
   }
 }

@@ -46,7 +46,7 @@ extension Store {
   public func verify(
     scratchParent: String? = nil, progress: (String, UInt64, UInt64) -> Void = { _, _, _ in }
   ) throws -> VerificationReport {
-    let live = try environment.makeSnapshot()
+    let (live, state) = try makeSnapshot()
     let version = try live.read { try log.lastLSN($0) }
     let events = try checkLog(in: live) { progress("checking the log", $0, $1) }
     let parent = scratchParent ?? FileManager.default.temporaryDirectory.path
@@ -63,8 +63,8 @@ extension Store {
       progress($0.description, $0.completed, $0.total)
     }
     return VerificationReport(
-      events: events, digest: try live.read { try digest($0) },
-      difference: try firstDifference(from: rebuilt, live: live))
+      events: events, digest: try live.read { try digest($0, state) },
+      difference: try firstDifference(from: rebuilt, live: live, state))
   }
 
   /// Rebuilds the store in `directory` from its log and swaps the rebuilt state in, for a store

@@ -1,14 +1,16 @@
 import LMDB
 
-/// Rebuilds a store's materialized state — records, rows and every index — from its log.
+/// Rebuilds a store's materialized state — every collection's records, rows and indexes, and
+/// the catalog — from its log.
 ///
 /// The events are copied byte for byte into the new store's log while the replayer follows, in
-/// memory, where each repository ends: its row and its last version. Only then is the state
-/// written, once per surviving repository, in row order and in large transactions. Repositories
-/// that were updated or deleted along the way cost the log copy alone, and each posting list is
-/// written in long ascending runs instead of once per commit. The rebuilt store holds the same
-/// records, rows and index postings as one that received the events commit by commit; only the
-/// split of posting lists into blocks may differ, which the digest does not see.
+/// memory, the collections and their schemas (from schema events) and where each record ends:
+/// its row and its last version. Only then is the state written, once per surviving record, in
+/// row order and in large transactions. Records that were updated or deleted along the way cost
+/// the log copy alone, and each posting list is written in long ascending runs instead of once per
+/// commit. The rebuilt store holds the same catalog, records, rows and index postings as one that
+/// received the events commit by commit; only the split of posting lists into blocks may differ,
+/// which the digest does not see.
 struct Replayer {
   let source: Store
   let target: Store
@@ -17,8 +19,8 @@ struct Replayer {
   static let eventsPerTransaction = 20_000
   /// `eventsPerTransaction`, or fewer in tests.
   var eventsPerLogTransaction = Replayer.eventsPerTransaction
-  /// Repositories per write transaction of the state: large enough that most posting lists grow
-  /// by long runs, small enough to keep the transaction's postings (about 100 per record, 8 bytes
+  /// Records per write transaction of the state: large enough that most posting lists grow by
+  /// long runs, small enough to keep the transaction's postings (about 100 per record, 8 bytes
   /// each, twice while sorting) within a few hundred megabytes.
   var rowsPerTransaction = 131_072
 
@@ -26,8 +28,9 @@ struct Replayer {
   /// as of `last`. Until the state is complete the target is marked unfinished and refuses to
   /// open: a replay cut short leaves no store that looks sound and is not.
   func run(through last: UInt64, progress: (ReplayProgress) -> Void) throws {
-    let snapshot = try source.environment.makeSnapshot()
-    var tracker = RowTracker()
+    let (snapshot, _) = try source.makeSnapshot()
+    var catalog = ReplayCatalog()
+    var trackers: [UInt32: RowTracker] = [:]
     var next: UInt64 = 1
     while next <= last {
       let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
@@ -41,46 +44,100 @@ struct Replayer {
       }
       // Every version is decoded (checksum, header and record), not only the last: history must
       // read too (as-of queries, diffs, export), and verification is where a bad one should come
-      // to light.
+      // to light. Schema events first, in order, since they say how later records decode.
       let copied = batch
-      let events = try ParallelMap.map(copied.count) { index in
-        try copied[index].bytes.withUnsafeBytes { try EventCodec.decode($0, lsn: copied[index].lsn) }
+      var plans: [(schema: CollectionSchema, key: Field)?] = []
+      plans.reserveCapacity(copied.count)
+      for (lsn, bytes) in copied {
+        let plan: (CollectionSchema, Field)? = try bytes.withUnsafeBytes { raw in
+          let header = try EventCodec.header(raw, lsn: lsn)
+          if header.kind == .schema {
+            try catalog.follow(schemaEvent: header)
+            return nil
+          }
+          let current = try catalog.entry(for: header).versions.last?.schema
+          guard let current else { return nil }
+          return (try catalog.schema(for: header), current.primaryKey)
+        }
+        plans.append(plan)
       }
-      for event in events { try tracker.follow(event) }
+      let decodingPlans = DecodingPlans(plans: plans)
+      let follows = try ParallelMap.map(copied.count) { index in
+        try copied[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
+          guard let (schema, keyField) = decodingPlans.plans[index] else { return nil }
+          let header = try EventCodec.header(raw, lsn: copied[index].lsn)
+          if header.isUpsert {
+            do {
+              _ = try RecordCodec.decode(header.payload, schema: schema)
+            } catch let error as MalformedBytes {
+              throw StoreError.corruptEvent(lsn: header.lsn, reason: error.description)
+            }
+          }
+          return FollowedEvent(header, key: try header.key(keyField))
+        }
+      }
+      for followed in follows {
+        guard let followed else { continue }
+        let id = try catalog.entry(for: followed.header).id
+        try trackers[id, default: RowTracker()].follow(followed)
+      }
       let isFirst = next == 1
       try target.environment.write { txn in
-        if isFirst { try target.materializer.markReplayIncomplete(txn) }
+        if isFirst { try target.markReplayIncomplete(txn) }
         for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
       }
       next = end + 1
       progress(ReplayProgress(step: .copyingLog, completed: end, total: last))
     }
-    let survivors = tracker.survivors()
-    var start = 0
-    while start < survivors.count {
-      let chunk = survivors[start..<min(start + rowsPerTransaction, survivors.count)]
-      try snapshot.read { sourceTxn in
-        // Computed before the write: a write that outgrows the map runs again, and need not
-        // index the records again.
-        let records = MapPointers(values: try chunk.map { try source.log.record(at: $0.lsn, sourceTxn) })
-        let rows = chunk.map(\.row)
-        let entries = try ParallelMap.map(rows.count) { index in
-          try Materializer.entries(of: records.values[index], row: rows[index])
+    // The collections, with every version of their schemas; then each one's state.
+    if !catalog.entries.isEmpty {
+      try target.environment.write { txn in
+        for entry in catalog.entries.values.sorted(by: { $0.id < $1.id }) {
+          guard let schema = entry.versions.last?.schema else { continue }
+          _ = try target.catalog.openDatabases(
+            entry.name, keyType: schema.primaryKey.type, create: true, in: txn)
+          try target.catalog.write(id: entry.id, name: entry.name, versions: entry.versions, txn)
         }
-        try target.environment.write { txn in
-          try target.materializer.insertInRowOrder(chunk, records: records.values, entries: entries, txn)
-        }
+        try target.catalog.setStamp(catalog.versionCount, txn)
       }
-      start = chunk.endIndex
-      progress(
-        ReplayProgress(step: .buildingState, completed: UInt64(start), total: UInt64(survivors.count)))
     }
-    // A store that has seen no event has no next row yet.
-    guard last > 0 else { return }
-    try target.environment.write { txn in
-      try target.materializer.insertRowsById(survivors, nextRow: tracker.nextRow, txn)
+    let state = try target.catalog.refresh()
+    let total = trackers.values.reduce(0) { $0 + $1.count }
+    var written = 0
+    for collection in state.all {
+      guard let tracker = trackers[collection.id] else { continue }
+      let survivors = tracker.survivors()
+      var start = 0
+      while start < survivors.count {
+        let chunk = survivors[start..<min(start + rowsPerTransaction, survivors.count)]
+        try snapshot.read { sourceTxn in
+          // Computed before the write: a write that outgrows the map runs again, and need not
+          // index the records again.
+          let records = MapPointers(values: try chunk.map { try source.log.record(at: $0.lsn, sourceTxn) })
+          let rows = chunk.map(\.row)
+          let entries = try ParallelMap.map(rows.count) { index in
+            try collection.entries(of: records.values[index], row: rows[index])
+          }
+          try target.environment.write { txn in
+            try collection.insertInRowOrder(chunk, records: records.values, entries: entries, txn)
+          }
+        }
+        start = chunk.endIndex
+        written += chunk.count
+        progress(ReplayProgress(step: .buildingState, completed: UInt64(written), total: UInt64(total)))
+      }
+      try target.environment.write { txn in
+        try collection.insertRowsByKey(survivors, nextRow: tracker.nextRow, txn)
+      }
     }
+    try target.environment.write { txn in _ = try txn.delete(target.meta, StoreLayout.incompleteReplayKey) }
   }
+}
+
+/// The schema and key of each event of a batch, shared with the workers that decode them.
+private struct DecodingPlans: @unchecked Sendable {
+  // @unchecked: read-only after it is built; tuples of Sendable values.
+  let plans: [(schema: CollectionSchema, key: Field)?]
 }
 
 /// Records of a read transaction, shared with the workers that index them. They point into the
@@ -91,27 +148,27 @@ private struct MapPointers: @unchecked Sendable {
 }
 
 /// How far a replay has come: first the log is copied (counted in events), then the state is
-/// built (counted in repositories).
+/// built (counted in records).
 public struct ReplayProgress: Sendable, Hashable {
   /// The two steps of a replay, in order.
   public enum Step: Sendable, Hashable {
     /// Copying and checking events; `completed` is the last LSN copied.
     case copyingLog
-    /// Writing records and indexes; `completed` counts the repositories written.
+    /// Writing records and indexes; `completed` counts the records written.
     case buildingState
   }
 
   /// The step under way.
   public var step: Step
-  /// Events copied (`copyingLog`) or repositories written (`buildingState`) so far.
+  /// Events copied (`copyingLog`) or records written (`buildingState`) so far.
   public var completed: UInt64
   /// What the step has to do in all, in the same unit.
   public var total: UInt64
 
-  /// The step and the count, for people: "building the state: 131,072 of 1,000,000 repositories".
+  /// The step and the count, for people: "building the state: 131,072 of 1,000,000 records".
   public var description: String {
     let (name, unit) =
-      step == .copyingLog ? ("copying the log", "events") : ("building the state", "repositories")
+      step == .copyingLog ? ("copying the log", "events") : ("building the state", "records")
     return "\(name): \(completed.formatted()) of \(total.formatted()) \(unit)"
   }
 
@@ -119,153 +176,94 @@ public struct ReplayProgress: Sendable, Hashable {
   public var fractionOfStep: Double { total == 0 ? 1 : Double(completed) / Double(total) }
 }
 
-/// Where each repository stands after a run of events, checked the way a commit-by-commit replay
-/// checks them: every event must agree with the state it lands on.
+/// An event's place, as a replay follows it: its header's links and the key it concerns.
+struct FollowedEvent: Sendable {
+  var lsn: UInt64
+  var collection: UInt32
+  var isUpsert: Bool
+  var row: UInt64
+  var previousLSN: UInt64?
+  var key: PrimaryKey
+
+  init(_ header: EventHeader, key: PrimaryKey) {
+    lsn = header.lsn
+    collection = header.collection
+    isUpsert = header.isUpsert
+    row = header.row
+    previousLSN = header.previousLSN
+    self.key = key
+  }
+
+  /// A header with the event's collection, for looking its collection up.
+  var header: EventHeader {
+    EventHeader(
+      lsn: lsn, format: collection == 0 ? 1 : 2, kind: isUpsert ? .upsert : .delete, endsCommit: false,
+      time: CommitTime(microsecondsSince1970: 0), collection: collection, schemaVersion: 1, row: row,
+      previousLSN: previousLSN, payload: UnsafeRawBufferPointer(start: nil, count: 0))
+  }
+}
+
+/// Where each record of one collection stands after a run of events, checked the way a
+/// commit-by-commit replay checks them: every event must agree with the state it lands on.
 struct RowTracker {
-  private(set) var rows: [Int64: (row: UInt64, lsn: UInt64)] = [:]
+  private(set) var rows: [PrimaryKey: (row: UInt64, lsn: UInt64)] = [:]
   private(set) var nextRow: UInt64 = 1
 
-  mutating func follow(_ event: Event) throws {
-    let id = event.mutation.id
-    let isUpsert = if case .upsert = event.mutation { true } else { false }
-    let stored = rows[id]
+  var count: Int { rows.count }
+
+  mutating func follow(_ event: FollowedEvent) throws {
+    let stored = rows[event.key]
     try Self.check(
-      lsn: event.lsn, id: id, row: event.row, previousLSN: event.previousLSN, isUpsert: isUpsert,
+      lsn: event.lsn, key: event.key, row: event.row, previousLSN: event.previousLSN,
+      isUpsert: event.isUpsert,
       stored: stored, nextRow: nextRow)
     if let stored {
-      rows[id] = isUpsert ? (stored.row, event.lsn) : nil
+      rows[event.key] = event.isUpsert ? (stored.row, event.lsn) : nil
     } else {
-      rows[id] = (event.row, event.lsn)
+      rows[event.key] = (event.row, event.lsn)
       nextRow += 1
     }
   }
 
-  /// Checks that an event agrees with the state it lands on: an id that is stored must be named
+  /// Checks that an event agrees with the state it lands on: a key that is stored must be named
   /// at its row and current version; a new one must be an upsert at the next row.
   static func check(
-    lsn: UInt64, id: Int64, row: UInt64, previousLSN: UInt64?, isUpsert: Bool,
+    lsn: UInt64, key: PrimaryKey, row: UInt64, previousLSN: UInt64?, isUpsert: Bool,
     stored: (row: UInt64, lsn: UInt64)?, nextRow: UInt64
   ) throws(StoreError) {
     if let stored {
       guard stored.row == row, stored.lsn == previousLSN else {
         throw .corruptEvent(
           lsn: lsn,
-          reason: "names row \(row) and version \(previousLSN.map(String.init) ?? "none"), but id \(id) "
+          reason: "names row \(row) and version \(previousLSN.map(String.init) ?? "none"), but key \(key) "
             + "is at row \(stored.row), version \(stored.lsn)")
       }
     } else {
       guard previousLSN == nil, isUpsert, row == nextRow else {
         throw .corruptEvent(
-          lsn: lsn, reason: "names row \(row) for id \(id), which is not stored (the next row is \(nextRow))")
+          lsn: lsn,
+          reason: "names row \(row) for key \(key), which is not stored (the next row is \(nextRow))")
       }
     }
   }
 
-  /// The repositories that exist after the events, in row order.
+  /// The records that exist after the events, in row order.
   func survivors() -> [StoredRow] {
-    rows.map { StoredRow(id: $0.key, row: $0.value.row, lsn: $0.value.lsn) }.sorted { $0.row < $1.row }
+    rows.map { StoredRow(key: $0.key, row: $0.value.row, lsn: $0.value.lsn) }.sorted { $0.row < $1.row }
   }
 }
 
-/// A repository's place in the state: its id, row and the LSN of its current version.
+/// A record's place in the state: its key, row and the LSN of its current version.
 struct StoredRow {
-  var id: Int64
+  var key: PrimaryKey
   var row: UInt64
   var lsn: UInt64
-}
-
-/// Appends events, as bytes of the log's own format, to a store and materializes them: the
-/// common core of replay and import.
-struct EventApplier {
-  let target: Store
-
-  /// Appends and applies `events` (contiguous, starting one past the target's version) in one
-  /// write transaction, commit by commit.
-  func apply(_ events: [(lsn: UInt64, bytes: [UInt8])]) throws {
-    var decoded: [(header: EventHeaderCopy, bytes: [UInt8])] = []
-    decoded.reserveCapacity(events.count)
-    for (lsn, bytes) in events {
-      let header = try bytes.withUnsafeBytes { raw in
-        let header = try EventCodec.header(raw, lsn: lsn)
-        return try EventHeaderCopy(
-          header, payloadOffset: raw.count - EventCodec.checksumSize - header.payload.count)
-      }
-      decoded.append((header, bytes))
-    }
-    try target.environment.write { txn in
-      var expected = try target.log.lastLSN(txn) + 1
-      var commit: [(header: EventHeaderCopy, bytes: [UInt8])] = []
-      for event in decoded {
-        guard event.header.lsn == expected else {
-          throw StoreError.corruptEvent(lsn: event.header.lsn, reason: "expected LSN \(expected) next")
-        }
-        expected += 1
-        commit.append(event)
-        if event.header.endsCommit {
-          try apply(commit, txn)
-          commit.removeAll(keepingCapacity: true)
-        }
-      }
-      if !commit.isEmpty { try apply(commit, txn) }
-    }
-  }
-
-  /// One commit's events: appended verbatim, then materialized. Each event must agree with the
-  /// state it lands on: its row, and the version it says it replaces.
-  private func apply(_ events: [(header: EventHeaderCopy, bytes: [UInt8])], _ txn: WriteTransaction) throws {
-    let materializer = target.materializer
-    var nextRow = try materializer.nextRow(txn)
-    var changes: [RecordChange] = []
-    changes.reserveCapacity(events.count)
-    for (header, bytes) in events {
-      let lsn = header.lsn
-      let id = header.id
-      let stored = try materializer.row(of: id, txn)
-      try RowTracker.check(
-        lsn: lsn, id: id, row: header.row, previousLSN: header.previousLSN, isUpsert: header.isUpsert,
-        stored: stored, nextRow: nextRow)
-      let old = try stored.flatMap { try materializer.record(at: $0.row, txn) }.map { Array($0) }
-      let kind: RecordChange.Kind = header.isUpsert ? (stored == nil ? .inserted : .updated) : .deleted
-      if kind == .inserted { nextRow += 1 }
-      var change = RecordChange(
-        kind: kind, id: id, row: header.row, oldRecord: old, previousLSN: header.previousLSN ?? 0,
-        event: bytes,
-        recordStart: header.payloadOffset, recordEnd: bytes.count - EventCodec.checksumSize)
-      change.lsn = lsn
-      try target.log.append(bytes, at: lsn, txn)
-      changes.append(change)
-    }
-    try materializer.apply(changes, nextRow: nextRow, txn)
-  }
-}
-
-/// The parts of an event header a replay keeps after the read transaction has ended.
-struct EventHeaderCopy {
-  var lsn: UInt64
-  /// The id the event concerns.
-  var id: Int64
-  var isUpsert: Bool
-  var endsCommit: Bool
-  var row: UInt64
-  var previousLSN: UInt64?
-  /// Where the payload starts in the event's bytes.
-  var payloadOffset: Int
-
-  init(_ header: EventHeader, payloadOffset: Int) throws {
-    id = try header.id()
-    lsn = header.lsn
-    isUpsert = header.isUpsert
-    endsCommit = header.endsCommit
-    row = header.row
-    previousLSN = header.previousLSN
-    self.payloadOffset = payloadOffset
-  }
 }
 
 extension Store {
   /// Rebuilds this store's state from its log, up to `lsn` (default: the end), into the empty or
   /// new directory `directory`, and returns the rebuilt store. `progress` is called after each
-  /// batch: first of events copied, then of repositories written.
+  /// batch: first of events copied, then of records written.
   public func replay(
     into directory: String, through lsn: UInt64? = nil, options: StoreOptions = StoreOptions(),
     progress: (ReplayProgress) -> Void = { _ in }

@@ -82,13 +82,13 @@ public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
 extension Store {
   /// The digest of every database of the store, from one read snapshot.
   public func digest() throws -> StateDigest {
-    try environment.read { try digest($0) }
+    try read { txn, state in try digest(txn, state) }
   }
 
   /// The digest of every database as `txn` sees them, read by content (`ContentReader`).
-  func digest(_ txn: some ReadableTransaction) throws -> StateDigest {
+  func digest(_ txn: some ReadableTransaction, _ state: CatalogState) throws -> StateDigest {
     var databases: [String: StateDigest.DatabaseDigest] = [:]
-    for database in allDatabases {
+    for database in allDatabases(state) {
       var hasher = DigestHasher()
       var entries = 0
       try txn.withCursor(database) { cursor in
@@ -113,13 +113,28 @@ extension Store {
   /// `nil` when they hold the same entries. Posting lists compare by their rows, not by how
   /// they are split into blocks.
   public func firstDifference(from other: Store) throws -> StateDifference? {
-    try firstDifference(from: other, live: environment.makeSnapshot())
+    let (snapshot, state) = try makeSnapshot()
+    return try firstDifference(from: other, live: snapshot, state)
   }
 
   /// `firstDifference(from:)` with this store as `mine` sees it.
-  func firstDifference(from other: Store, live mine: Snapshot) throws -> StateDifference? {
-    let theirs = try other.environment.makeSnapshot()
-    for (database, otherDatabase) in zip(allDatabases, other.allDatabases) {
+  func firstDifference(from other: Store, live mine: Snapshot, _ state: CatalogState) throws
+    -> StateDifference?
+  {
+    let (theirs, otherState) = try other.makeSnapshot()
+    let ours = allDatabases(state)
+    let their = other.allDatabases(otherState)
+    let names = Set(ours.map(\.name)).union(their.map(\.name))
+    if let missing = names.sorted().first(where: { name in
+      !ours.contains { $0.name == name } || !their.contains { $0.name == name }
+    }) {
+      return StateDifference(
+        database: missing, key: "(the database itself)",
+        live: ours.contains { $0.name == missing } ? "the database" : "nothing",
+        rebuilt: their.contains { $0.name == missing } ? "the database" : "nothing")
+    }
+    for database in ours {
+      guard let otherDatabase = their.first(where: { $0.name == database.name }) else { continue }
       let postings = Self.holdsPostings(database)
       let integerKeys = Self.hasIntegerKeys(database)
       let difference: StateDifference? = try mine.read { a in
@@ -139,7 +154,7 @@ extension Store {
                     }
                     return StateDifference(
                       database: database.name,
-                      key: Self.describeKey(order <= 0 ? xKey : yKey, in: database.name),
+                      key: describeKey(order <= 0 ? xKey : yKey, in: database.name, state),
                       live: order <= 0
                         ? Self.describeValue(xValue, damaged: x.isDamagedBlock, postings) : "nothing",
                       rebuilt: order >= 0
@@ -160,33 +175,44 @@ extension Store {
     return nil
   }
 
+  /// Every database of the store: the log, meta and catalog, and each collection's six.
+  func allDatabases(_ state: CatalogState) -> [Database] {
+    [log.database, meta, catalog.database] + state.all.flatMap(\.databases.all)
+  }
+
   private static func holdsPostings(_ database: Database) -> Bool {
-    database.name == StoreLayout.trigrams || database.name == StoreLayout.terms
+    database.name.hasSuffix(".index.trigrams") || database.name.hasSuffix(".index.terms")
   }
 
   private static func hasIntegerKeys(_ database: Database) -> Bool {
-    [StoreLayout.log, StoreLayout.records, StoreLayout.rows, StoreLayout.ids].contains(database.name)
+    database.flags.contains(.integerKey)
   }
 
-  private static func describeKey(_ key: UnsafeRawBufferPointer?, in database: String) -> String {
+  private func describeKey(_ key: UnsafeRawBufferPointer?, in database: String, _ state: CatalogState)
+    -> String
+  {
     guard let key else { return "(none)" }
+    let collection = state.all.first { database.hasPrefix($0.name + ".") }
+    func field(_ slot: UInt8) -> String {
+      collection?.schema.field(atSlot: Int(slot))?.name ?? "slot \(slot)"
+    }
+    let integer = key.count == 8 ? key.loadUnaligned(as: UInt64.self) : 0
     switch database {
-    case StoreLayout.log: return "LSN \(key.count == 8 ? key.loadUnaligned(as: UInt64.self) : 0)"
-    case StoreLayout.records, StoreLayout.ids:
-      return "row \(key.count == 8 ? key.loadUnaligned(as: UInt64.self) : 0)"
-    case StoreLayout.rows: return "id \(key.count == 8 ? key.loadUnaligned(as: Int64.self) : 0)"
-    case StoreLayout.trigrams where key.count == 8:
-      let field =
-        Repository.schema.fields.indices.contains(Int(key[0]))
-        ? Repository.schema.fields[Int(key[0])].name : "?"
+    case StoreLayout.log: return "LSN \(integer)"
+    case StoreLayout.catalog: return "collection \(integer)"
+    case _ where database.hasSuffix(".records") || database.hasSuffix(".ids"): return "row \(integer)"
+    case _ where database.hasSuffix(".rows"):
+      return "key "
+        + (key.count == 8 ? String(Int64(bitPattern: integer)) : String(decoding: key, as: UTF8.self))
+    case _ where database.hasSuffix(".index.trigrams") && key.count == 8:
       let gram = String(decoding: key[1..<4], as: UTF8.self)
       let row = UInt32(key[4]) << 24 | UInt32(key[5]) << 16 | UInt32(key[6]) << 8 | UInt32(key[7])
-      return "\(field) trigram '\(gram)', row \(row)"
+      return "\(field(key[0])) trigram '\(gram)', row \(row)"
+    case _ where database.contains(".index."):
+      return (key.isEmpty ? "" : field(key[0]) + " ")
+        + key.map { String($0, radix: 16) }.joined(separator: " ")
     default:
-      let field =
-        key.count > 0 && Repository.schema.fields.indices.contains(Int(key[0]))
-        ? Repository.schema.fields[Int(key[0])].name + " " : ""
-      return field + key.map { String($0, radix: 16) }.joined(separator: " ")
+      return key.map { String($0, radix: 16) }.joined(separator: " ")
     }
   }
 

@@ -2,33 +2,42 @@ public import Changesets
 import LMDB
 
 /// How a query's results changed between two versions of the store.
-public struct VersionDiff: Sendable {
+public struct VersionDiff<Element: Sendable>: Sendable {
   /// The results as of the earlier version.
-  public var from: Results
+  public var from: Results<Element>
   /// The results as of the later version.
-  public var to: Results
+  public var to: Results<Element>
   /// Deletions and modifications index into `from`, insertions into `to` (UIKit semantics).
   /// Rows present at both versions are modified when their stored content differs.
   public var changeset: Changeset
 }
 
-extension Store {
-  /// The changeset of `query`'s results between the versions `from` and `to` (LSNs, `from <= to`).
+extension Results {
+  /// The changeset of these results' query between the versions `from` and `to` (LSNs,
+  /// `from <= to`).
   ///
-  /// Applying the changeset to the results at `from` gives the results at `to`. A repository in
-  /// both results is a modification only when its content differs between the two versions (an
-  /// edit undone in between is no change), and moves are minimal.
-  public func diff(_ query: Query, from: UInt64, to: UInt64) throws -> VersionDiff {
-    guard from <= to else {
-      throw StoreError.lsnOutOfRange(requested: from, version: to)
-    }
-    let snapshot = try environment.makeSnapshot()
+  /// Applying the changeset to the results at `from` gives the results at `to`. A record in both
+  /// results is a modification only when its content differs between the two versions (an edit
+  /// undone in between is no change), and moves are minimal.
+  public func diff(from: UInt64, to: UInt64) throws -> VersionDiff<Element> {
+    guard from <= to else { throw StoreError.versionsReversed(from: from, to: to) }
+    let (snapshot, catalog) = try store.makeSnapshot()
     return try snapshot.read { txn in
-      let current = try log.lastLSN(txn)
-      let early = try HistoricalState.at(from, current: current, log: log, txn)
-      let late = try HistoricalState.at(to, current: current, log: log, txn)
-      let before = HistoricalQuery(materializer: materializer, log: log, txn: txn, state: early)
-      let after = HistoricalQuery(materializer: materializer, log: log, txn: txn, state: late)
+      let current = try store.log.lastLSN(txn)
+      guard to <= current else { throw StoreError.lsnOutOfRange(requested: to, version: current) }
+      guard let stored = catalog.collection(named: collection) else {
+        let empty = Evaluation(rows: .array([]), snapshot: snapshot, stored: nil, version: from)
+        var late = empty
+        late.version = to
+        return VersionDiff(
+          from: with(query: query, asOf: from, evaluation: empty),
+          to: with(query: query, asOf: to, evaluation: late),
+          changeset: .empty)
+      }
+      let early = try HistoricalState.at(from, current: current, log: store.log, collection: stored, txn)
+      let late = try HistoricalState.at(to, current: current, log: store.log, collection: stored, txn)
+      let before = HistoricalQuery(collection: stored, log: store.log, txn: txn, state: early)
+      let after = HistoricalQuery(collection: stored, log: store.log, txn: txn, state: late)
       let oldRows = try before.rows(for: query)
       let newRows = try after.rows(for: query)
       let kept = Set(oldRows).intersection(newRows)
@@ -43,14 +52,33 @@ extension Store {
         throw StoreError.corruptState(reason: "a result lists a row twice: \(error)")
       }
       return VersionDiff(
-        from: Results(
-          store: self, query: query, asOf: from,
-          evaluation: .init(rows: .array(oldRows), snapshot: snapshot, version: from, history: early.versions)
+        from: with(
+          query: query, asOf: from,
+          evaluation: Evaluation(
+            rows: .array(oldRows), snapshot: snapshot, stored: stored, version: from, history: early.versions)
         ),
-        to: Results(
-          store: self, query: query, asOf: to,
-          evaluation: .init(rows: .array(newRows), snapshot: snapshot, version: to, history: late.versions)),
+        to: with(
+          query: query, asOf: to,
+          evaluation: Evaluation(
+            rows: .array(newRows), snapshot: snapshot, stored: stored, version: to, history: late.versions)),
         changeset: changeset)
     }
+  }
+}
+
+extension Store {
+  /// The changeset of `query` over the records of type `R` between two versions; see
+  /// `Results.diff(from:to:)`.
+  public func diff<R: Record>(_ type: R.Type, _ query: Query, from: UInt64, to: UInt64) throws -> VersionDiff<
+    R
+  > {
+    try objects(type).with(query).diff(from: from, to: to)
+  }
+
+  /// The changeset of `query` over the collection `name` between two versions.
+  public func diff(in name: String, _ query: Query, from: UInt64, to: UInt64) throws -> VersionDiff<
+    RecordValues
+  > {
+    try objects(in: name).with(query).diff(from: from, to: to)
   }
 }

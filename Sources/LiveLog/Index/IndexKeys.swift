@@ -7,11 +7,11 @@
 ///   `[field] ++ escaped(fold(v, [cd])) ++ [0, 0] ++ escaped(v) ++ [0, 0]`, and `[field, 0xFF]` for
 ///   nil (no UTF-8 text holds the byte 0xFF). Lists (`topics`) file each element; booleans file
 ///   `true` / `false`.
-/// - **ordered** (`ordered` database): one key per record and field,
-///   `[field, 0 nil | 1 value, value as 8 bytes big-endian with the sign bit flipped, row]`, so that
-///   keys sort by value, then by insertion order.
+/// - **ordered** (`ordered` database): one key per record and field, `[field] ++ OrderedKey ++ row`
+///   (see `OrderedKey`), so that keys sort by value, then by insertion order.
 ///
-/// The substring and equality prefixes are followed by a block's first row (`PostingBlocks`).
+/// Every key starts with its field's slot, so one field's entries are one key range. The
+/// substring and equality prefixes are followed by a block's first row (`PostingBlocks`).
 enum IndexKeys {
   /// Packs a field and a trigram into one integer: `field << 24 | b0 << 16 | b1 << 8 | b2`.
   static func trigramCode(field: Int, _ b0: UInt8, _ b1: UInt8, _ b2: UInt8) -> UInt32 {
@@ -79,39 +79,6 @@ enum IndexKeys {
     return nil
   }
 
-  /// 8 bytes that sort like the signed integer.
-  static func appendOrdered(_ value: Int64, to key: inout [UInt8]) {
-    let flipped = UInt64(bitPattern: value) ^ (1 << 63)
-    for shift in stride(from: 56, through: 0, by: -8) {
-      key.append(UInt8(truncatingIfNeeded: flipped >> UInt64(shift)))
-    }
-  }
-
-  /// The ordered-index key of a value (without the row): `[field, flag, 8 bytes]`.
-  static func orderedPrefix(field: Int, value: Int64?) -> [UInt8] {
-    var key: [UInt8] = [UInt8(field), value == nil ? 0 : 1]
-    key.reserveCapacity(14)
-    appendOrdered(value ?? 0, to: &key)
-    return key
-  }
-
-  static func orderedKey(field: Int, value: Int64?, row: Row) -> [UInt8] {
-    var key = orderedPrefix(field: field, value: value)
-    key.append(UInt8(truncatingIfNeeded: row >> 24))
-    key.append(UInt8(truncatingIfNeeded: row >> 16))
-    key.append(UInt8(truncatingIfNeeded: row >> 8))
-    key.append(UInt8(truncatingIfNeeded: row))
-    return key
-  }
-
-  /// The value a numeric or date field orders by.
-  static func orderedValue(_ value: FieldValue) -> Int64? {
-    switch value {
-    case .integer(let number): number
-    case .date(let date): date.secondsSince1970
-    default: nil
-    }
-  }
 }
 
 /// Everything the indexes file for one record.
@@ -125,8 +92,14 @@ struct IndexEntries: Equatable {
 
   init() {}
 
-  init(_ values: [FieldValue], schema: Schema) {
-    for field in schema.fields {
+  /// The entries of a record whose values (by slot) are `values`, for every index of `schema`.
+  init(_ values: [FieldValue], schema: CollectionSchema) {
+    self.init(values, fields: schema.fields)
+  }
+
+  /// The entries for the indexes of `fields` only.
+  init(_ values: [FieldValue], fields: [Field]) {
+    for field in fields where !field.indexes.isEmpty {
       let value = field.position < values.count ? values[field.position] : .null
       if field.indexes.contains(.substring), case .string(let text) = value {
         IndexKeys.trigrams(
@@ -138,16 +111,24 @@ struct IndexEntries: Equatable {
         case .string(let text): terms.append(IndexKeys.termPrefix(field: field.position, value: text))
         case .strings(let list):
           for element in list { terms.append(IndexKeys.termPrefix(field: field.position, value: element)) }
+        case .integers(let list):
+          for element in list {
+            terms.append(IndexKeys.termPrefix(field: field.position, value: String(element)))
+          }
         case .bool(let flag):
           terms.append(IndexKeys.termPrefix(field: field.position, value: flag ? "true" : "false"))
         case .integer(let number):
           terms.append(IndexKeys.termPrefix(field: field.position, value: String(number)))
         case .date(let date): terms.append(IndexKeys.termPrefix(field: field.position, value: date.iso8601))
+        case .double(let number):
+          terms.append(IndexKeys.termPrefix(field: field.position, value: String(number)))
         }
       }
       if field.indexes.contains(.ordered) {
         ordered.append(
-          OrderedEntry(field: UInt8(field.position), value: IndexKeys.orderedValue(value), row: 0))
+          OrderedEntry(
+            field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
+            width: OrderedKey.width(of: field.type)))
       }
     }
     trigrams = RowSet.normalized(trigrams)
@@ -159,26 +140,160 @@ struct IndexEntries: Equatable {
   }
 }
 
-/// One ordered-index entry as a small value, sorted like its key: field, nil before values,
-/// value, row. Its bytes are made only when it is written.
+/// The part of an ordered-index key between the field and the row: a flag (0 nil, 1 a value, 2
+/// a NaN, which no range holds) and the value, in bytes that sort as the values do:
+///
+/// - integers (and bools, 0 or 1): 8 bytes big-endian with the sign bit flipped;
+/// - doubles: 8 bytes big-endian of the bit pattern, with the sign bit flipped for positive
+///   numbers and every bit flipped for negative ones (-0.0 is stored as 0.0);
+/// - dates: 8 bytes of the seconds as for integers, then 4 bytes big-endian of the nanoseconds.
+///
+/// A field's keys all have one width (`width(of:)`), nil ones included.
+struct OrderedKey: Hashable, Comparable {
+  var flag: UInt8
+  var high: UInt64
+  var low: UInt32
+
+  /// A nil value. Its value bytes are those of the integer 0, as format 1 wrote them.
+  static let null = OrderedKey(flag: 0, high: 1 << 63, low: 0)
+
+  init(flag: UInt8, high: UInt64, low: UInt32) {
+    self.flag = flag
+    self.high = high
+    self.low = low
+  }
+
+  init(_ value: FieldValue, type: FieldType) {
+    switch value {
+    case .integer(let number): self = .integer(number)
+    case .bool(let flag): self = .integer(flag ? 1 : 0)
+    case .date(let date): self = .date(date)
+    case .double(let number): self = .double(number)
+    default: self = .null
+    }
+  }
+
+  static func integer(_ value: Int64) -> OrderedKey {
+    OrderedKey(flag: 1, high: UInt64(bitPattern: value) ^ (1 << 63), low: 0)
+  }
+
+  static func date(_ value: Timestamp) -> OrderedKey {
+    OrderedKey(
+      flag: 1, high: UInt64(bitPattern: value.secondsSince1970) ^ (1 << 63), low: UInt32(value.nanoseconds))
+  }
+
+  static func double(_ value: Double) -> OrderedKey {
+    if value.isNaN { return OrderedKey(flag: 2, high: 0, low: 0) }
+    let bits = (value == 0 ? 0.0 : value).bitPattern
+    return OrderedKey(flag: 1, high: bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63), low: 0)
+  }
+
+  /// The bytes of the value part (flag included) of a field of `type`.
+  static func width(of type: FieldType) -> Int { type == .date ? 13 : 9 }
+
+  /// Appends the key's bytes, `width` of them.
+  func append(to key: inout [UInt8], width: Int) {
+    key.append(flag)
+    for shift in stride(from: 56, through: 0, by: -8) {
+      key.append(UInt8(truncatingIfNeeded: high >> UInt64(shift)))
+    }
+    if width == 13 {
+      for shift in stride(from: 24, through: 0, by: -8) {
+        key.append(UInt8(truncatingIfNeeded: low >> UInt32(shift)))
+      }
+    }
+  }
+
+  /// Reads the value part of a stored key (after the field byte), or `nil` for another width.
+  init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) {
+    guard offset + width <= bytes.count else { return nil }
+    flag = bytes[offset]
+    var high: UInt64 = 0
+    for index in 1...8 { high = high << 8 | UInt64(bytes[offset + index]) }
+    var low: UInt32 = 0
+    if width == 13 { for index in 9...12 { low = low << 8 | UInt32(bytes[offset + index]) } }
+    self.high = high
+    self.low = low
+  }
+
+  static func < (a: OrderedKey, b: OrderedKey) -> Bool { (a.flag, a.high, a.low) < (b.flag, b.high, b.low) }
+}
+
+/// The layout of one field's ordered-index keys: `[slot] ++ OrderedKey ++ row (4 bytes)`.
+struct OrderedLayout {
+  let slot: UInt8
+  /// Bytes of the `OrderedKey` part.
+  let width: Int
+
+  init(_ field: Field) {
+    slot = UInt8(truncatingIfNeeded: field.position)
+    width = OrderedKey.width(of: field.type)
+  }
+
+  var keyLength: Int { 1 + width + 4 }
+
+  /// The key's bytes without the row: where a range of `key` begins.
+  func prefix(_ key: OrderedKey) -> [UInt8] {
+    var bytes: [UInt8] = [slot]
+    bytes.reserveCapacity(keyLength)
+    key.append(to: &bytes, width: width)
+    return bytes
+  }
+
+  func key(_ key: OrderedKey, row: Row) -> [UInt8] {
+    var bytes = prefix(key)
+    bytes.append(UInt8(truncatingIfNeeded: row >> 24))
+    bytes.append(UInt8(truncatingIfNeeded: row >> 16))
+    bytes.append(UInt8(truncatingIfNeeded: row >> 8))
+    bytes.append(UInt8(truncatingIfNeeded: row))
+    return bytes
+  }
+
+  /// Whether a stored key belongs to this field.
+  func holds(_ key: UnsafeRawBufferPointer) -> Bool { key.count == keyLength && key[0] == slot }
+
+  /// The value part of a stored key of this field.
+  func value(_ key: UnsafeRawBufferPointer) -> OrderedKey? { OrderedKey(key, at: 1, width: width) }
+
+  /// The row of a stored key of this field.
+  func row(_ key: UnsafeRawBufferPointer) -> Row {
+    let n = keyLength - 4
+    return Row(key[n]) << 24 | Row(key[n + 1]) << 16 | Row(key[n + 2]) << 8 | Row(key[n + 3])
+  }
+}
+
+/// One ordered-index entry as a small value, sorted like its key: field, value, row. Its bytes
+/// are made only when it is written.
 struct OrderedEntry: Hashable, Comparable {
   var field: UInt8
-  var value: Int64?
+  var key: OrderedKey
   var row: Row
+  /// Bytes of the value part: 13 for dates, 9 otherwise (`OrderedKey.width(of:)`).
+  var width: UInt8 = 9
+
+  init(field: UInt8, key: OrderedKey, row: Row, width: Int = 9) {
+    self.field = field
+    self.key = key
+    self.row = row
+    self.width = UInt8(width)
+  }
 
   static func < (a: OrderedEntry, b: OrderedEntry) -> Bool {
     if a.field != b.field { return a.field < b.field }
-    switch (a.value, b.value) {
-    case (nil, nil): break
-    case (nil, _): return true
-    case (_, nil): return false
-    case (let x?, let y?) where x != y: return x < y
-    default: break
-    }
+    if a.key != b.key { return a.key < b.key }
     return a.row < b.row
   }
 
-  func with(row: Row) -> OrderedEntry { OrderedEntry(field: field, value: value, row: row) }
+  func with(row: Row) -> OrderedEntry { OrderedEntry(field: field, key: key, row: row, width: Int(width)) }
 
-  var key: [UInt8] { IndexKeys.orderedKey(field: Int(field), value: value, row: row) }
+  var bytes: [UInt8] {
+    var bytes: [UInt8] = [field]
+    bytes.reserveCapacity(1 + Int(width) + 4)
+    key.append(to: &bytes, width: Int(width))
+    bytes.append(UInt8(truncatingIfNeeded: row >> 24))
+    bytes.append(UInt8(truncatingIfNeeded: row >> 16))
+    bytes.append(UInt8(truncatingIfNeeded: row >> 8))
+    bytes.append(UInt8(truncatingIfNeeded: row))
+    return bytes
+  }
 }

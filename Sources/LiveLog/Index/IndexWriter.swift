@@ -93,9 +93,9 @@ struct IndexWriter {
       }
     }
     for entry in orderedDeletes.sorted() {
-      try txn.delete(ordered, entry.key)
+      try txn.delete(ordered, entry.bytes)
     }
-    for entry in orderedPuts.sorted() { try txn.put(ordered, entry.key, []) }
+    for entry in orderedPuts.sorted() { try txn.put(ordered, entry.bytes, []) }
   }
 
   /// The trigram pairs, grouped by code, applied with one cursor.

@@ -1,126 +1,109 @@
-/// Repositories from comma-separated values (RFC 4180) whose header names API fields.
+/// Records from comma-separated values (RFC 4180) whose header names fields of the schema.
 ///
-/// Recognized columns: `id` (or an unnamed first column), `full_name` (or `url` as `/owner/name`,
-/// as GitHub's web paths and the repos-2022 data set have it), `name`, `owner.login` (derived from
-/// `full_name` when absent), `description`, `language`, `stargazers_count`, `forks_count`,
-/// `watchers_count`, `open_issues_count`, `size`, `topics` (a JSON or Python list such as
-/// `['3d', 'webgl']`), `license.spdx_id`, `fork`, `archived`, `created_at`, `updated_at`,
-/// `pushed_at`, `default_branch`, `html_url`, `node_id`. Other columns are ignored. Empty cells are
-/// `nil`.
+/// A column named after a field holds that field; an unnamed first column (as pandas writes its
+/// index) is the primary key. Empty cells are absent fields. Cells are read by the field's type:
+/// whole numbers, decimals, `true`/`false`/`1`/`0`, dates as ISO 8601 or Unix seconds, lists as
+/// JSON or Python literals (`['3d', 'webgl']`, `[1, 2]`). Columns that name no field are kept
+/// for `Record.complete(_:)` (repos-2022.csv has `url` instead of `full_name`) and otherwise
+/// ignored.
 struct CSVRecords {
   let source: String
   let bytes: UnsafeBufferPointer<UInt8>
+  let input: RecordInput
 
-  func forEachRepository(_ body: (Repository, Int) throws -> Void) throws {
-    var reader = CSVReader(bytes: bytes)
-    guard let header = try reader.nextRow(source: source) else {
+  func forEachRecord(_ body: ([FieldValue], Int) throws -> Void) throws {
+    let schema = input.schema
+    var csv = CSVReader(bytes: bytes)
+    guard let header = try csv.nextRow(source: source) else {
       throw InputError(source: source, line: 1, message: "empty CSV file: expected a header row")
     }
-    var columns: [String: Int] = [:]
-    for (index, name) in header.cells.enumerated() {
-      let key = index == 0 && name.isEmpty ? "id" : name.trimmingSpaces
-      if columns[key] == nil { columns[key] = index }
+    var columns: [(index: Int, field: Field)] = []
+    var others: [(index: Int, name: String)] = []
+    var seen: Set<String> = []
+    for (index, cell) in header.cells.enumerated() {
+      let name = index == 0 && cell.isEmpty ? schema.primaryKey.name : cell.trimmingSpaces
+      guard seen.insert(name).inserted else { continue }
+      if let field = schema.field(named: name) {
+        columns.append((index, field))
+      } else {
+        others.append((index, name))
+      }
     }
-    guard columns["id"] != nil else {
+    guard columns.contains(where: { $0.field.position == schema.primaryKey.position }) else {
       throw InputError(
         source: source, line: 1,
-        message: "the header has no 'id' column: "
+        message: "the header has no '\(schema.primaryKey.name)' column (the primary key of \(schema.name)): "
           + header.cells.prefix(12).map { "'\(ControlEscaping.excerpt($0))'" }.joined(separator: ", ")
           + (header.cells.count > 12 ? " and \(header.cells.count - 12) more" : ""))
     }
-    guard columns["full_name"] != nil || columns["url"] != nil else {
-      throw InputError(source: source, line: 1, message: "the header needs a 'full_name' or 'url' column")
-    }
-    while let row = try reader.nextRow(source: source) {
+    while let row = try csv.nextRow(source: source) {
       if row.cells.count == 1 && row.cells[0].isEmpty { continue }
-      try body(try repository(row, columns), reader.offset)
+      var values = [FieldValue](repeating: .null, count: schema.slotCount)
+      for (index, field) in columns where index < row.cells.count && !row.cells[index].isEmpty {
+        values[field.position] = try value(row.cells[index], field, line: row.line)
+      }
+      var other: [String: String] = [:]
+      for (index, name) in others where index < row.cells.count && !row.cells[index].isEmpty {
+        other[name] = row.cells[index]
+      }
+      // Errors name the row's line; the locator's offset 0 is the row's start.
+      let rowStart = UnsafeBufferPointer(rebasing: bytes[0..<0])
+      let locator = SourceLocator(source: source, text: rowStart, firstLine: row.line, item: nil)
+      let checker = RecordJSONReader(schema: schema, locator: locator, complete: input.complete)
+      try body(try checker.finish(values, at: 0, otherColumns: other), csv.offset)
     }
   }
 
-  private func repository(_ row: CSVRow, _ columns: [String: Int]) throws(InputError) -> Repository {
-    func cell(_ name: String) -> String? {
-      guard let index = columns[name], index < row.cells.count else { return nil }
-      let value = row.cells[index]
-      return value.isEmpty ? nil : value
+  private func value(_ cell: String, _ field: Field, line: Int) throws(InputError) -> FieldValue {
+    func fail(_ message: String) -> InputError {
+      InputError(source: source, line: line, field: field.name, message: message)
     }
-    func fail(_ field: String, _ message: String) -> InputError {
-      InputError(source: source, line: row.line, field: field, message: message)
-    }
-    func text(_ name: String) throws(InputError) -> String? {
-      guard let value = cell(name) else { return nil }
-      guard value.utf8.count <= Repository.maximumTextBytes else {
+    let trimmed = cell.trimmingSpaces
+    switch field.type {
+    case .string:
+      guard cell.utf8.count <= RecordJSONReader.maximumTextBytes else {
         throw fail(
-          name, "text of \(value.utf8.count) bytes is longer than the limit of \(Repository.maximumTextBytes)"
+          "text of \(cell.utf8.count) bytes is longer than the limit of \(RecordJSONReader.maximumTextBytes)")
+      }
+      return .string(cell)
+    case .integer:
+      guard let number = Int64(trimmed) else {
+        throw fail("expected a whole number, found \"\(ControlEscaping.excerpt(cell))\"")
+      }
+      return .integer(number)
+    case .double:
+      guard let number = Double(trimmed) else {
+        throw fail("expected a number, found \"\(ControlEscaping.excerpt(cell))\"")
+      }
+      return .double(number)
+    case .bool:
+      switch trimmed.lowercased() {
+      case "true", "1": return .bool(true)
+      case "false", "0": return .bool(false)
+      default: throw fail("expected true or false, found \"\(ControlEscaping.excerpt(cell))\"")
+      }
+    case .date:
+      if let seconds = Int64(trimmed), Timestamp.range.contains(seconds) {
+        return .date(Timestamp(secondsSince1970: seconds))
+      }
+      guard let date = Timestamp(iso8601: trimmed) else {
+        throw fail(
+          "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \"\(ControlEscaping.excerpt(cell))\""
         )
       }
-      return value
-    }
-    func integer(_ name: String) throws(InputError) -> Int64? {
-      guard let value = cell(name) else { return nil }
-      guard let number = Int64(value.trimmingSpaces) else {
-        throw fail(name, "expected a whole number, found \"\(ControlEscaping.excerpt(value))\"")
+      return .date(date)
+    case .stringList:
+      guard let list = ListLiteral.parse(cell) else {
+        throw fail("expected a list such as ['swift', 'ios'], found \"\(ControlEscaping.excerpt(cell))\"")
       }
-      return number
-    }
-    func flag(_ name: String) throws(InputError) -> Bool? {
-      guard let value = cell(name)?.trimmingSpaces.lowercased() else { return nil }
-      switch value {
-      case "true", "1": return true
-      case "false", "0": return false
-      default: throw fail(name, "expected true or false, found \"\(ControlEscaping.excerpt(value))\"")
-      }
-    }
-    func date(_ name: String) throws(InputError) -> Timestamp? {
-      guard let value = cell(name) else { return nil }
-      if let seconds = Int64(value), Timestamp.range.contains(seconds) {
-        return Timestamp(secondsSince1970: seconds)
-      }
-      guard let date = Timestamp(iso8601: value.trimmingSpaces) else {
+      return .strings(list)
+    case .integerList:
+      guard let list = ListLiteral.parseIntegers(cell) else {
         throw fail(
-          name,
-          "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \"\(ControlEscaping.excerpt(value))\""
-        )
+          "expected a list of whole numbers such as [1, 2], found \"\(ControlEscaping.excerpt(cell))\"")
       }
-      return date
+      return .integers(list)
     }
-
-    guard let id = try integer("id") else { throw fail("id", "missing: every repository needs an 'id'") }
-    var fullName = try text("full_name")
-    if fullName == nil, let url = try text("url") {
-      let path = url.split(separator: "/", omittingEmptySubsequences: true)
-      if path.count >= 2 { fullName = path.suffix(2).joined(separator: "/") }
-    }
-    guard let fullName, !fullName.isEmpty else {
-      throw fail(
-        "full_name", "missing: every repository needs a 'full_name' (or a 'url' of the form /owner/name)")
-    }
-    var repository = Repository(id: id, fullName: fullName)
-    repository.nodeID = try text("node_id")
-    repository.name = try text("name")
-    repository.ownerLogin = try text("owner.login") ?? fullName.split(separator: "/").first.map(String.init)
-    repository.htmlURL = try text("html_url")
-    repository.description = try text("description")
-    repository.isFork = try flag("fork")
-    repository.language = try text("language")
-    repository.stargazersCount = try integer("stargazers_count")
-    repository.forksCount = try integer("forks_count")
-    repository.watchersCount = try integer("watchers_count")
-    repository.openIssuesCount = try integer("open_issues_count")
-    if let topics = cell("topics") {
-      guard let list = ListLiteral.parse(topics) else {
-        throw fail(
-          "topics", "expected a list such as ['swift', 'ios'], found \"\(ControlEscaping.excerpt(topics))\"")
-      }
-      repository.topics = list
-    }
-    repository.licenseSPDXID = try text("license.spdx_id")
-    repository.isArchived = try flag("archived")
-    repository.createdAt = try date("created_at")
-    repository.updatedAt = try date("updated_at")
-    repository.pushedAt = try date("pushed_at")
-    repository.defaultBranch = try text("default_branch")
-    repository.size = try integer("size")
-    return repository
   }
 }
 
@@ -193,6 +176,20 @@ struct CSVReader {
 
 /// Lists written as JSON (`["a", "b"]`) or Python (`['a', 'b']`) literals.
 enum ListLiteral {
+  /// A list of whole numbers: `[1, 2, 3]`.
+  static func parseIntegers(_ text: String) -> [Int64]? {
+    let trimmed = text.trimmingSpaces
+    guard trimmed.hasPrefix("["), trimmed.hasSuffix("]") else { return nil }
+    let inner = trimmed.dropFirst().dropLast()
+    if inner.allSatisfy({ $0 == " " || $0 == "\t" }) { return [] }
+    var list: [Int64] = []
+    for part in inner.split(separator: ",", omittingEmptySubsequences: false) {
+      guard let number = Int64(String(part).trimmingSpaces) else { return nil }
+      list.append(number)
+    }
+    return list
+  }
+
   static func parse(_ text: String) -> [String]? {
     let scalars = Array(text.unicodeScalars)
     var index = 0

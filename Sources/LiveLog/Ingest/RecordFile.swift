@@ -1,6 +1,6 @@
 import Foundation
 
-/// A file of repositories to ingest, held in memory and decoded on demand.
+/// A file of records to ingest, held in memory and decoded on demand, for any collection.
 ///
 /// Decoding is separate from reading so that a whole input can be checked before anything of it
 /// is committed, then decoded again batch by batch without holding every record at once.
@@ -40,26 +40,39 @@ public struct RecordFile: Sendable {
   /// Size of the input in bytes, the unit of `forEachMutation`'s progress.
   public var byteCount: Int { bytes.count }
 
-  /// Decodes every mutation in order, calling `body` with it and the number of input bytes
-  /// consumed so far. Stops at the first malformed record with an `InputError` naming it.
-  public func forEachMutation(_ body: (Mutation, _ bytesRead: Int) throws -> Void) throws {
+  /// Decodes every mutation for `input`'s collection in order, calling `body` with it and the
+  /// number of input bytes consumed so far. Stops at the first malformed record with an
+  /// `InputError` naming it.
+  public func forEachMutation(for input: RecordInput, _ body: (Mutation, _ bytesRead: Int) throws -> Void)
+    throws
+  {
     try bytes.withUnsafeBufferPointer { buffer in
       switch format {
-      case .ndjson: try forEachLine(buffer, body)
-      case .array, .searchResponse: try forEachElement(buffer, body)
+      case .ndjson: try forEachLine(buffer, input, body)
+      case .array, .searchResponse: try forEachElement(buffer, input, body)
       case .csv:
-        try CSVRecords(source: source, bytes: buffer).forEachRepository { repository, offset in
-          try body(.upsert(repository), offset)
+        try CSVRecords(source: source, bytes: buffer, input: input).forEachRecord { values, offset in
+          try body(Mutation(declaration: input.schema, change: .upsert(values)), offset)
         }
       }
     }
   }
 
-  /// Every mutation of the file, checked.
-  public func mutations() throws -> [Mutation] {
+  /// Every mutation of the file for `input`'s collection, checked.
+  public func mutations(for input: RecordInput) throws -> [Mutation] {
     var mutations: [Mutation] = []
-    try forEachMutation { mutation, _ in mutations.append(mutation) }
+    try forEachMutation(for: input) { mutation, _ in mutations.append(mutation) }
     return mutations
+  }
+
+  /// Every mutation of the file for the records of `type`, checked.
+  public func mutations<R: Record>(of type: R.Type) throws -> [Mutation] {
+    try mutations(for: RecordInput(type))
+  }
+
+  /// The records the file upserts, as `R`s (deletes are left out).
+  public func records<R: Record>(of type: R.Type) throws -> [R] {
+    try mutations(of: type).compactMap { try $0.record(as: type) }
   }
 
   /// Calls `body` with each non-empty line parsed as a JSON object (for exports of the log).
@@ -103,15 +116,15 @@ public struct RecordFile: Sendable {
   // MARK: Formats
 
   private func forEachLine(
-    _ buffer: UnsafeBufferPointer<UInt8>, _ body: (Mutation, Int) throws -> Void
+    _ buffer: UnsafeBufferPointer<UInt8>, _ input: RecordInput, _ body: (Mutation, Int) throws -> Void
   ) throws {
     try forEachJSONValue(buffer) { value, locator, end in
-      try body(try mutation(from: value, at: 0, locator: locator), end)
+      try body(try mutation(from: value, at: 0, input, locator: locator), end)
     }
   }
 
   private func forEachElement(
-    _ buffer: UnsafeBufferPointer<UInt8>, _ body: (Mutation, Int) throws -> Void
+    _ buffer: UnsafeBufferPointer<UInt8>, _ input: RecordInput, _ body: (Mutation, Int) throws -> Void
   ) throws {
     let document: JSONValue
     do {
@@ -143,33 +156,59 @@ public struct RecordFile: Sendable {
     }
     for (index, element) in elements.enumerated() {
       let locator = SourceLocator(source: source, text: buffer, firstLine: 1, item: "\(prefix)[\(index)]")
-      try body(try mutation(from: element.value, at: element.offset, locator: locator), element.offset)
+      try body(try mutation(from: element.value, at: element.offset, input, locator: locator), element.offset)
     }
   }
 
-  /// A repository object, `{"upsert": repository}` or `{"delete": ID}`.
-  private func mutation(from value: JSONValue, at offset: Int, locator: SourceLocator) throws(InputError)
-    -> Mutation
+  /// A record object, `{"upsert": record}` or `{"delete": KEY}` (KEY is the primary key's JSON
+  /// value).
+  private func mutation(from value: JSONValue, at offset: Int, _ input: RecordInput, locator: SourceLocator)
+    throws(InputError) -> Mutation
   {
+    let schema = input.schema
     guard case .object(let object) = value else {
-      throw locator.error(at: offset, "expected a repository object, found \(value.typeDescription)")
+      throw locator.error(at: offset, "expected a record object, found \(value.typeDescription)")
     }
-    let decoder = RepositoryDecoder(locator: locator)
-    if object["id"] == nil && object.members.count == 1, let member = object.members.first {
+    let reader = RecordJSONReader(schema: schema, locator: locator, complete: input.complete)
+    if object[schema.primaryKey.name] == nil && object.members.count == 1, let member = object.members.first {
       switch member.key {
       case "upsert":
-        guard case .object(let repository) = member.value else {
+        guard case .object(let record) = member.value else {
           throw locator.error(
             at: member.offset, field: "upsert",
-            "expected a repository object, found \(member.value.typeDescription)")
+            "expected a record object, found \(member.value.typeDescription)")
         }
-        return .upsert(try decoder.decode(repository, at: member.offset))
+        return Mutation(declaration: schema, change: .upsert(try reader.read(record, at: member.offset)))
       case "delete":
-        return .delete(id: try decoder.integer(member, "delete"))
+        let key = try reader.value(member, schema.primaryKey)
+        guard let primaryKey = PrimaryKey(key) else {
+          throw locator.error(at: member.offset, field: "delete", "expected the key of the record to delete")
+        }
+        return Mutation(declaration: schema, change: .delete(primaryKey))
       default:
         break
       }
     }
-    return .upsert(try decoder.decode(object, at: offset))
+    return Mutation(declaration: schema, change: .upsert(try reader.read(object, at: offset)))
+  }
+}
+
+/// What ingested records are read as: a collection's schema, and how records of its type fill in
+/// what inputs leave out (`Record.complete(_:)`).
+public struct RecordInput: Sendable {
+  /// The schema records are read with; mutations carry it as their declaration.
+  public let schema: CollectionSchema
+  let complete: (@Sendable (inout InputRecord) throws(InputProblem) -> Void)?
+
+  /// Records of the type `R`.
+  public init<R: Record>(_ type: R.Type) {
+    schema = R.schema.declaration
+    complete = { (input: inout InputRecord) throws(InputProblem) in try R.complete(&input) }
+  }
+
+  /// Records of a collection known by its schema only (as `livelog ingest --collection` reads).
+  public init(schema: CollectionSchema) {
+    self.schema = schema
+    complete = nil
   }
 }

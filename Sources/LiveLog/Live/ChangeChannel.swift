@@ -3,14 +3,14 @@ import Dispatch
 import Synchronization
 
 /// What a subscription delivers: the results when it starts, then each change.
-public enum ResultsChange: Sendable {
+public enum ResultsChange<Element: Sendable>: Sendable {
   /// The results when the subscription started (or resumed).
-  case initial(Results)
+  case initial(Results<Element>)
   /// The results after one or more commits, and the changeset from the previous delivery.
-  case update(Results, Changeset)
+  case update(Results<Element>, Changeset)
 
   /// The results this change leaves.
-  public var results: Results {
+  public var results: Results<Element> {
     switch self {
     case .initial(let results), .update(let results, _): results
     }
@@ -22,10 +22,10 @@ public enum ResultsChange: Sendable {
 /// In coalescing mode a consumer that falls behind finds one update waiting (after the initial
 /// results, if it has not taken those yet), whose changeset is the exact composition of the
 /// changesets it missed; otherwise every update waits its turn.
-final class ChangeChannel: Sendable {
+final class ChangeChannel<Element: Sendable>: Sendable {
   private struct State {
-    var pending: [ResultsChange] = []
-    var waiter: CheckedContinuation<ResultsChange?, Never>?
+    var pending: [ResultsChange<Element>] = []
+    var waiter: CheckedContinuation<ResultsChange<Element>?, Never>?
     var finished = false
     var pumpScheduled = false
   }
@@ -41,8 +41,8 @@ final class ChangeChannel: Sendable {
   }
 
   /// Hands a change to the consumer (from the hub's queue).
-  func send(_ change: ResultsChange) {
-    let waiter: CheckedContinuation<ResultsChange?, Never>? = state.withLock { state in
+  func send(_ change: ResultsChange<Element>) {
+    let waiter: CheckedContinuation<ResultsChange<Element>?, Never>? = state.withLock { state in
       guard !state.finished else { return nil }
       if let waiter = state.waiter {
         state.waiter = nil
@@ -65,10 +65,10 @@ final class ChangeChannel: Sendable {
   }
 
   /// The next change, or `nil` once finished; waits when none is pending.
-  func next() async -> ResultsChange? {
+  func next() async -> ResultsChange<Element>? {
     await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<ResultsChange?, Never>) in
-        let ready: ResultsChange?? = state.withLock { state in
+      await withCheckedContinuation { (continuation: CheckedContinuation<ResultsChange<Element>?, Never>) in
+        let ready: ResultsChange<Element>?? = state.withLock { state in
           if !state.pending.isEmpty { return .some(state.pending.removeFirst()) }
           if state.finished { return .some(nil) }
           state.waiter = continuation
@@ -82,13 +82,13 @@ final class ChangeChannel: Sendable {
   }
 
   /// The next change if one is pending, without waiting.
-  func poll() -> ResultsChange? {
+  func poll() -> ResultsChange<Element>? {
     state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
   }
 
   /// Ends the channel: a waiting consumer gets `nil`, and the hub lets the subscription go.
   func finish() {
-    let waiter = state.withLock { state -> CheckedContinuation<ResultsChange?, Never>? in
+    let waiter = state.withLock { state -> CheckedContinuation<ResultsChange<Element>?, Never>? in
       state.finished = true
       state.pending.removeAll()
       defer { state.waiter = nil }
@@ -106,7 +106,7 @@ final class ChangeChannel: Sendable {
 
   /// Delivers pending changes to `handler` on `queue`, one at a time, as they come: the callback
   /// form of consumption. Returns the closure the hub calls after each `send`.
-  func pump(on queue: DispatchQueue, _ handler: @escaping @Sendable (ResultsChange) -> Void)
+  func pump(on queue: DispatchQueue, _ handler: @escaping @Sendable (ResultsChange<Element>) -> Void)
     -> @Sendable () -> Void
   {
     { [weak self] in
@@ -120,7 +120,7 @@ final class ChangeChannel: Sendable {
       queue.async { [weak self] in
         guard let self else { return }
         while true {
-          let change = self.state.withLock { state -> ResultsChange? in
+          let change = self.state.withLock { state -> ResultsChange<Element>? in
             guard !state.finished, !state.pending.isEmpty else {
               state.pumpScheduled = false
               return nil
@@ -131,6 +131,16 @@ final class ChangeChannel: Sendable {
           handler(change)
         }
       }
+    }
+  }
+}
+
+extension ResultsChange {
+  /// The same change with its results read as field values (see `Results.recordValues`).
+  public var recordValues: ResultsChange<RecordValues> {
+    switch self {
+    case .initial(let results): .initial(results.recordValues)
+    case .update(let results, let changeset): .update(results.recordValues, changeset)
     }
   }
 }

@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// The hub follows the log: commits of this process wake it at once, and a timer notices commits
 /// of other processes (every `pollInterval`). Each commit's records are decoded once and offered
-/// to every live query, which tests only those records. All of this happens on one serial queue,
-/// so live queries need no locks and changes arrive in commit order.
+/// to every live query of their collection, which tests only those records. All of this happens
+/// on one serial queue, so live queries need no locks and changes arrive in commit order.
 final class LiveHub: @unchecked Sendable {
   // @unchecked: `subscriptions` and `timer` are touched only on `queue`; `store` is a weak
   // reference behind a lock.
@@ -23,12 +23,22 @@ final class LiveHub: @unchecked Sendable {
   private var timer: (any DispatchSourceTimer)?
   private let nextID = Mutex<UInt64>(1)
 
-  private struct Subscription {
+  /// One live query and where its changes go, whatever its results' element type.
+  struct Subscription {
     var live: LiveQuery
-    let channel: ChangeChannel
-    /// Called after each delivery (the callback pump), if any.
-    let notify: (@Sendable () -> Void)?
+    /// Whether the consumer went away.
+    let isFinished: @Sendable () -> Bool
+    /// Ends the consumer's sequence.
+    let finish: @Sendable () -> Void
+    /// Hands the consumer the results after a commit and the changeset to them.
+    /// The history (rows whose record at the version is in the log) is for a delivery older than
+    /// the snapshot: one commit of several taken at once.
+    let deliver: @Sendable (Changeset, RowList, UInt64, Snapshot, StoredCollection, [Row: UInt64]) -> Void
   }
+
+  /// How a subscription starts: its live query and first delivery, made on the hub's queue from
+  /// a snapshot and the catalog it sees (`nil`: the collection does not exist yet).
+  typealias Start = @Sendable (Snapshot, CatalogState, UInt64) throws -> Subscription?
 
   private struct WeakStore: @unchecked Sendable {
     weak var store: Store?
@@ -38,18 +48,25 @@ final class LiveHub: @unchecked Sendable {
     owner.withLock { $0.store = store }
   }
 
-  /// Starts a live query. Its first delivery is the result at `since` (an LSN of the past) or
-  /// now, then one update per commit after it, caught up from the log.
-  func subscribe(
-    query: Query, watching keyPaths: [Field]?, since: UInt64?, channel: ChangeChannel,
-    notify: (@Sendable () -> Void)?
-  ) -> UInt64 {
+  /// Starts a subscription; `start` builds it on the hub's queue.
+  func subscribe(onFailure finish: @escaping @Sendable () -> Void, _ start: @escaping Start) -> UInt64 {
     let id = nextID.withLock { next in
       defer { next += 1 }
       return next
     }
     queue.async {
-      self.start(id, query: query, keyPaths: keyPaths, since: since, channel: channel, notify: notify)
+      guard let store = self.owner.withLock({ $0.store }) else { return finish() }
+      do {
+        let (snapshot, catalog) = try store.makeSnapshot()
+        let current = try snapshot.read { try store.log.lastLSN($0) }
+        guard let subscription = try start(snapshot, catalog, current) else { return }
+        self.subscriptions[id] = subscription
+        self.startTimer()
+        self.advance()
+      } catch {
+        // The subscription cannot start: end it; the consumer sees the sequence finish.
+        finish()
+      }
     }
     return id
   }
@@ -76,47 +93,6 @@ final class LiveHub: @unchecked Sendable {
 
   // MARK: On the queue
 
-  private func start(
-    _ id: UInt64, query: Query, keyPaths: [Field]?, since: UInt64?, channel: ChangeChannel,
-    notify: (@Sendable () -> Void)?
-  ) {
-    guard !channel.isFinished, let store = owner.withLock({ $0.store }) else { return }
-    do {
-      let snapshot = try store.environment.makeSnapshot()
-      let (live, initial) = try snapshot.read { txn -> (LiveQuery, Results) in
-        let current = try store.log.lastLSN(txn)
-        let version = since ?? current
-        let history = try HistoricalState.at(version, current: current, log: store.log, txn)
-        let run = HistoricalQuery(materializer: store.materializer, log: store.log, txn: txn, state: history)
-        // The whole result: a LIMIT is a window over it.
-        let rows = try run.rows(for: Query(predicate: query.predicate, sort: query.sort))
-        let needsValues = LiveQuery.needsValues(query, watching: keyPaths)
-        let matches = try rows.map { row -> (row: Row, values: [FieldValue]) in
-          guard needsValues else { return (row, []) }
-          do {
-            return (row, try RecordCodec.decode(try run.record(row), schema: Repository.schema))
-          } catch let error as MalformedBytes {
-            throw StoreError.corruptState(reason: "record at row \(row): \(error)")
-          }
-        }
-        let live = try LiveQuery(query: query, watching: keyPaths, version: version, matches: matches)
-        let results = Results(
-          store: store, query: query, asOf: since,
-          evaluation: .init(
-            rows: live.visibleRows, snapshot: snapshot, version: version, history: history.versions))
-        return (live, results)
-      }
-      subscriptions[id] = Subscription(live: live, channel: channel, notify: notify)
-      channel.send(.initial(initial))
-      notify?()
-      startTimer()
-      advance()
-    } catch {
-      // The subscription cannot start: end it; the consumer sees the sequence finish.
-      channel.finish()
-    }
-  }
-
   private func startTimer() {
     guard timer == nil else { return }
     let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -129,48 +105,44 @@ final class LiveHub: @unchecked Sendable {
   /// Brings every live query to the store's version.
   private func advance() {
     guard !subscriptions.isEmpty, let store = owner.withLock({ $0.store }) else { return }
-    for (id, subscription) in subscriptions where subscription.channel.isFinished { subscriptions[id] = nil }
+    for (id, subscription) in subscriptions where subscription.isFinished() { subscriptions[id] = nil }
     guard let oldest = subscriptions.values.map(\.live.version).min() else { return }
     do {
-      let snapshot = try store.environment.makeSnapshot()
+      let (snapshot, catalog) = try store.makeSnapshot()
+      let wanted = Set(subscriptions.values.map(\.live.collection))
       let batches = try snapshot.read { txn -> [CommittedBatch] in
         let current = try store.log.lastLSN(txn)
         guard current > oldest else { return [] }
-        return try store.log.commits(after: oldest, through: current, txn)
+        return try store.log.commits(
+          after: oldest, through: current, catalog: catalog, collections: wanted, txn)
       }
       guard let newest = batches.last?.lastLSN else { return }
       for id in subscriptions.keys {
         guard var subscription = subscriptions[id] else { continue }
+        guard let collection = catalog.collection(named: subscription.live.collection) else { continue }
         var composed: Changeset?
-        var changed = false
-        for batch in batches where batch.lastLSN > subscription.live.version {
+        let versions =
+          subscription.live.deliversEveryCommit ? batches.versionsAfterEach(of: collection.name) : []
+        for (index, batch) in batches.enumerated() where batch.lastLSN > subscription.live.version {
           guard let changeset = try subscription.live.apply(batch) else { continue }
-          changed = true
-          if subscription.channel.coalescing {
-            composed = composed.map { $0.composed(with: changeset) } ?? changeset
+          if subscription.live.deliversEveryCommit {
+            // Rows a later commit of this run changed read their version of then from the log.
+            let history = versions[index].compactMapValues { $0 }
+            subscription.deliver(
+              changeset, subscription.live.visibleRows, batch.lastLSN, snapshot, collection, history)
           } else {
-            deliver(subscription, changeset, version: batch.lastLSN, snapshot: snapshot, store: store)
+            composed = composed.map { $0.composed(with: changeset) } ?? changeset
           }
         }
         subscriptions[id] = subscription
-        if changed, let composed {
-          deliver(subscription, composed, version: newest, snapshot: snapshot, store: store)
+        if let composed {
+          subscription.deliver(composed, subscription.live.visibleRows, newest, snapshot, collection, [:])
         }
       }
     } catch {
       // A damaged log or state: end every subscription rather than deliver wrong changesets.
-      for subscription in subscriptions.values { subscription.channel.finish() }
+      for subscription in subscriptions.values { subscription.finish() }
       subscriptions.removeAll()
     }
-  }
-
-  private func deliver(
-    _ subscription: Subscription, _ changeset: Changeset, version: UInt64, snapshot: Snapshot, store: Store
-  ) {
-    let results = Results(
-      store: store, query: subscription.live.query,
-      evaluation: .init(rows: subscription.live.visibleRows, snapshot: snapshot, version: version))
-    subscription.channel.send(.update(results, changeset))
-    subscription.notify?()
   }
 }

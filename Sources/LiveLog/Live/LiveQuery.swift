@@ -8,6 +8,8 @@ import Changesets
 /// over the full result, so a row leaving the window is refilled from the rows behind it.
 struct LiveQuery: Sendable {
   let query: Query
+  /// The collection's name.
+  let collection: String
   private let predicate: CompiledPredicate
   /// Fields whose changes count as modifications; `nil` for every field.
   private let watchedFields: [Field]?
@@ -17,6 +19,9 @@ struct LiveQuery: Sendable {
   private var watchedValues: [Row: [FieldValue]]
   /// The last LSN applied.
   private(set) var version: UInt64
+  /// Whether each commit is delivered on its own (`coalescing: false`) rather than folded with
+  /// the commits that arrive with it.
+  var deliversEveryCommit = false
 
   /// Whether building the live query needs the matching records' fields (to sort, or to watch).
   static func needsValues(_ query: Query, watching keyPaths: [Field]?) -> Bool {
@@ -26,9 +31,11 @@ struct LiveQuery: Sendable {
   /// A live query over `matches`, the rows of the result at `version` with their records' fields
   /// (empty arrays when `needsValues` is false).
   init(
-    query: Query, watching keyPaths: [Field]?, version: UInt64, matches: [(row: Row, values: [FieldValue])]
+    query: Query, collection: String, watching keyPaths: [Field]?, version: UInt64,
+    matches: [(row: Row, values: [FieldValue])]
   ) throws {
     self.query = query
+    self.collection = collection
     predicate = CompiledPredicate(query.predicate)
     watchedFields = keyPaths
     self.version = version
@@ -67,7 +74,7 @@ struct LiveQuery: Sendable {
     defer { version = batch.lastLSN }
     var changes: [SortedRows<LiveElement>.Change] = []
     var modified: Set<Row> = []
-    for change in batch.changes {
+    for change in batch.changes where change.collection == collection {
       let old = elements[change.row]
       var new: LiveElement?
       if let values = change.values, predicate.matches({ values[$0.position] }) {

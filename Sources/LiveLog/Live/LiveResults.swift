@@ -5,14 +5,14 @@ public import Observation
 /// the last changeset, updated on the main actor after each commit that changes them.
 ///
 /// ```swift
-/// let live = LiveResults(store.objects(Repository.self).filter("language == 'Swift'"))
+/// let live = try LiveResults(store.objects(Repository.self).filter("language == 'Swift'"))
 /// // In a view: ForEach(live.results) { … }, animating with live.lastChangeset
 /// ```
 @MainActor
 @Observable
-public final class LiveResults {
+public final class LiveResults<Element: Sendable> {
   /// The results now (empty until the first delivery).
-  public private(set) var results: Results?
+  public private(set) var results: Results<Element>?
   /// The changeset of the last update; `nil` before the first update.
   public private(set) var lastChangeset: Changeset?
   /// How many deliveries have arrived (the initial one counts).
@@ -21,7 +21,7 @@ public final class LiveResults {
   @ObservationIgnored private var task: Task<Void, Never>?
 
   /// Starts following `results`; see `Results.changes(keyPaths:since:coalescing:)`.
-  public init(_ results: Results, keyPaths: [String]? = nil) throws(QueryError) {
+  public init(_ results: Results<Element>, keyPaths: [String]? = nil) throws(QueryError) {
     let changes = try results.changes(keyPaths: keyPaths)
     task = Task { @MainActor [weak self] in
       for await change in changes {
@@ -31,7 +31,7 @@ public final class LiveResults {
     }
   }
 
-  private func take(_ change: ResultsChange) {
+  private func take(_ change: ResultsChange<Element>) {
     switch change {
     case .initial(let results):
       self.results = results

@@ -1,4 +1,5 @@
 public import Dispatch
+import LMDB
 import Synchronization
 
 /// The changes of a query's results as an `AsyncSequence`: `.initial(results)`, then
@@ -15,10 +16,10 @@ import Synchronization
 ///
 /// Each iteration is its own subscription, started when iteration starts and ended when the
 /// iterating task is cancelled or the iterator goes away.
-public struct ResultsChanges: AsyncSequence, Sendable {
-  public typealias Element = ResultsChange
+public struct ResultsChanges<Value: Sendable>: AsyncSequence, Sendable {
+  public typealias Element = ResultsChange<Value>
 
-  let results: Results
+  let results: Results<Value>
   let keyPaths: [Field]?
   let since: UInt64?
   let coalescing: Bool
@@ -30,34 +31,83 @@ public struct ResultsChanges: AsyncSequence, Sendable {
   }
 
   public struct Iterator: AsyncIteratorProtocol {
-    let subscription: LiveSubscription
+    let subscription: LiveSubscription<Value>
 
-    public mutating func next() async -> ResultsChange? {
+    public mutating func next() async -> ResultsChange<Value>? {
       await subscription.channel.next()
     }
   }
 }
 
 /// One registration with the store's live-query hub; ends when released.
-public final class LiveSubscription: Sendable {
-  let channel: ChangeChannel
+public final class LiveSubscription<Element: Sendable>: Sendable {
+  let channel: ChangeChannel<Element>
   private let hub: LiveHub
   private let id: UInt64
 
   init(
-    results: Results, keyPaths: [Field]?, since: UInt64?, coalescing: Bool,
-    notify: ((ChangeChannel) -> (@Sendable () -> Void))? = nil
+    results: Results<Element>, keyPaths: [Field]?, since: UInt64?, coalescing: Bool,
+    notify: ((ChangeChannel<Element>) -> (@Sendable () -> Void))? = nil
   ) {
     let hub = results.store.hub
     let box = Mutex<UInt64?>(nil)
-    let channel = ChangeChannel(coalescing: coalescing) {
+    let channel = ChangeChannel<Element>(coalescing: coalescing) {
       if let id = box.withLock({ $0 }) { hub.unsubscribe(id) }
     }
     self.channel = channel
     self.hub = hub
-    id = hub.subscribe(
-      query: results.query, watching: keyPaths, since: since ?? results.asOf, channel: channel,
-      notify: notify?(channel))
+    let notified = notify?(channel)
+    let since = since ?? results.asOf
+    id = hub.subscribe(onFailure: { channel.finish() }) { snapshot, catalog, current in
+      guard !channel.isFinished else { return nil }
+      let version = since ?? current
+      let stored = catalog.collection(named: results.collection)
+      // A collection that does not exist yet is followed from empty: its first records arrive
+      // as insertions.
+      let query = try results.query.bound(to: stored?.schema ?? results.schema)
+      let (live, history) = try snapshot.read { txn -> (LiveQuery, HistoricalState?) in
+        var matches: [(row: Row, values: [FieldValue])] = []
+        var history: HistoricalState?
+        if let stored {
+          let state = try HistoricalState.at(
+            version, current: current, log: results.store.log, collection: stored, txn)
+          let run = HistoricalQuery(collection: stored, log: results.store.log, txn: txn, state: state)
+          // The whole result: a LIMIT is a window over it.
+          let rows = try run.rows(for: Query(predicate: query.predicate, sort: query.sort))
+          let needsValues = LiveQuery.needsValues(query, watching: keyPaths)
+          matches = try rows.map { row -> (row: Row, values: [FieldValue]) in
+            guard needsValues else { return (row, []) }
+            return (row, try stored.values(try run.record(row), row: UInt64(row)))
+          }
+          history = state
+        } else if version > current {
+          throw StoreError.lsnOutOfRange(requested: version, version: current)
+        }
+        var live = try LiveQuery(
+          query: query, collection: results.collection, watching: keyPaths, version: version, matches: matches
+        )
+        live.deliversEveryCommit = !coalescing
+        return (live, history)
+      }
+      channel.send(
+        .initial(
+          results.with(
+            query: results.query, asOf: since,
+            evaluation: .init(
+              rows: live.visibleRows, snapshot: snapshot, stored: stored, version: version,
+              history: history?.versions ?? [:]))))
+      notified?()
+      return LiveHub.Subscription(
+        live: live, isFinished: { channel.isFinished }, finish: { channel.finish() },
+        deliver: { changeset, rows, version, snapshot, collection, history in
+          let updated = results.with(
+            query: results.query, asOf: nil,
+            evaluation: .init(
+              rows: rows, snapshot: snapshot, stored: collection, version: version, history: history))
+          channel.send(.update(updated, changeset))
+          notified?()
+        })
+    }
     box.withLock { $0 = id }
   }
 
@@ -68,22 +118,24 @@ public final class LiveSubscription: Sendable {
 
 /// Stops the deliveries of `Results.observe` when invalidated or released, like Realm's token.
 public final class NotificationToken: Sendable {
-  private let subscription: LiveSubscription
+  private let stop: @Sendable () -> Void
+  private let keep: any Sendable
 
-  init(_ subscription: LiveSubscription) {
-    self.subscription = subscription
+  init<Element: Sendable>(_ subscription: LiveSubscription<Element>) {
+    stop = { subscription.channel.finish() }
+    keep = subscription
   }
 
   /// Stops delivery; no handler call starts after this returns.
   public func invalidate() {
-    subscription.channel.finish()
+    stop()
   }
 }
 
 extension Results {
   /// The changes of these results, coalescing commits a slow consumer missed into one exactly
   /// composed changeset. See `changes(keyPaths:since:coalescing:)`.
-  public var changes: ResultsChanges {
+  public var changes: ResultsChanges<Element> {
     ResultsChanges(results: self, keyPaths: nil, since: nil, coalescing: true)
   }
 
@@ -98,11 +150,9 @@ extension Results {
   ///   - coalescing: `true` (default) folds the updates a slow consumer has not taken yet into
   ///     one, composed exactly; `false` delivers one update per commit.
   public func changes(keyPaths: [String]? = nil, since: UInt64? = nil, coalescing: Bool = true)
-    throws(QueryError)
-    -> ResultsChanges
+    throws(QueryError) -> ResultsChanges<Element>
   {
-    ResultsChanges(
-      results: self, keyPaths: try Results.fields(keyPaths), since: since, coalescing: coalescing)
+    ResultsChanges(results: self, keyPaths: try fields(keyPaths), since: since, coalescing: coalescing)
   }
 
   /// Calls `handler` on `queue` with the initial results, then after each commit that changes
@@ -110,23 +160,23 @@ extension Results {
   /// what they mean for `changes(keyPaths:since:coalescing:)`.
   public func observe(
     keyPaths: [String]? = nil, since: UInt64? = nil, coalescing: Bool = true, on queue: DispatchQueue,
-    _ handler: @escaping @Sendable (ResultsChange) -> Void
+    _ handler: @escaping @Sendable (ResultsChange<Element>) -> Void
   ) throws(QueryError) -> NotificationToken {
     let subscription = LiveSubscription(
-      results: self, keyPaths: try Results.fields(keyPaths), since: since, coalescing: coalescing,
+      results: self, keyPaths: try fields(keyPaths), since: since, coalescing: coalescing,
       notify: { channel in channel.pump(on: queue, handler) })
     return NotificationToken(subscription)
   }
 
-  static func fields(_ names: [String]?) throws(QueryError) -> [Field]? {
+  func fields(_ names: [String]?) throws(QueryError) -> [Field]? {
     guard let names else { return nil }
     var fields: [Field] = []
     for name in names {
-      guard let field = Repository.schema.field(named: name) else {
+      guard let field = schema.field(named: name) else {
         throw QueryError(
           kind: .unknownField,
           message: "unknown key path '\(name)'; valid fields: "
-            + Repository.schema.fields.map(\.name).joined(separator: ", "))
+            + schema.fields.map(\.name).joined(separator: ", "))
       }
       fields.append(field)
     }

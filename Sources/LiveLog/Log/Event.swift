@@ -1,31 +1,68 @@
-/// One entry of the log: a change to one repository, at a log sequence number.
+/// One entry of the log: a change to one record of one collection, or a new version of a
+/// collection's schema, at a log sequence number.
 public struct Event: Sendable, Hashable {
+  /// What an event records.
+  public enum Change: Sendable, Hashable {
+    /// The record, inserted or replacing the stored one with the same key; its values follow the
+    /// schema version the event was written with.
+    case upsert(RecordValues)
+    /// The record with this key was removed.
+    case delete(PrimaryKey)
+    /// The collection was created (version 1) or its schema changed: this is the new version.
+    case schema(CollectionSchema)
+  }
+
   /// The log sequence number: 1 for the first event of a store, then contiguous.
   public var lsn: UInt64
   /// When the commit that wrote the event was made.
   public var time: CommitTime
+  /// The collection the event belongs to.
+  public var collection: String
+  /// The version of the collection's schema the event was written with (for a schema event: the
+  /// version it makes).
+  public var schemaVersion: Int
   /// What changed.
-  public var mutation: Mutation
+  public var change: Change
   /// Whether this is the last event of its commit. A commit is the contiguous run of events
   /// written by one write transaction; the store's version moves from commit end to commit end.
   public var endsCommit: Bool
-  /// The repository's place in insertion order (the order of unsorted results): 1 for the first
-  /// id ever inserted, counting up; kept by updates, new for a re-insert after a delete.
+  /// The record's place in its collection's insertion order (the order of unsorted results): 1
+  /// for the first key ever inserted, counting up; kept by updates, new for a re-insert after a
+  /// delete. 0 for schema events.
   public var row: UInt64
-  /// The LSN of the version of this id that the event replaces (an upsert's previous version, or
-  /// the version a delete removes); `nil` for the first insert of an id (or a re-insert).
+  /// The LSN of the version of this record that the event replaces (an upsert's previous
+  /// version, or the version a delete removes); `nil` for the first insert of a key (or a
+  /// re-insert). For a schema event: the LSN of the schema's previous version, if it had one.
   public var previousLSN: UInt64?
 
   public init(
-    lsn: UInt64, time: CommitTime, mutation: Mutation, endsCommit: Bool, row: UInt64 = 0,
-    previousLSN: UInt64? = nil
+    lsn: UInt64, time: CommitTime, collection: String, schemaVersion: Int, change: Change, endsCommit: Bool,
+    row: UInt64 = 0, previousLSN: UInt64? = nil
   ) {
     self.lsn = lsn
     self.time = time
-    self.mutation = mutation
+    self.collection = collection
+    self.schemaVersion = schemaVersion
+    self.change = change
     self.endsCommit = endsCommit
     self.row = row
     self.previousLSN = previousLSN
+  }
+
+  /// The primary key of the record the event concerns (`nil` for a schema event).
+  public var key: PrimaryKey? {
+    switch change {
+    case .upsert(let record): record.primaryKey
+    case .delete(let key): key
+    case .schema: nil
+    }
+  }
+
+  /// The upserted record as a `R`, or `nil` for a delete, a schema event or another
+  /// collection's event.
+  public func record<R: Record>(as type: R.Type) throws -> R? {
+    guard collection == R.schema.declaration.name, case .upsert(let record) = change else { return nil }
+    return try R(values: record)
   }
 }
 
@@ -51,12 +88,10 @@ public struct CommitTime: Sendable, Hashable, Comparable, CustomStringConvertibl
   public var description: String { iso8601 }
 }
 
-extension Event {
-  /// The bytes the log stores for this event: versioned, checksummed (see `Docs/EventLog.md`).
-  public var encodedBytes: [UInt8] { EventCodec.encode(self) }
-
-  /// Decodes and checks bytes of the log's format written under `lsn`.
-  public init(decoding bytes: [UInt8], lsn: UInt64) throws {
-    self = try bytes.withUnsafeBytes { try EventCodec.decode($0, lsn: lsn) }
+extension Event.Change {
+  /// The record of an upsert, or `nil`.
+  public var upsertedRecord: RecordValues? {
+    if case .upsert(let record) = self { return record }
+    return nil
   }
 }

@@ -45,12 +45,13 @@ struct EventLog: Sendable {
   }
 
   /// Calls `body` with each decoded, checked event from `first` through `last`, until it returns
-  /// false.
+  /// false; records are decoded with the schemas of `catalog`.
   func forEach(
-    from first: UInt64, through last: UInt64, _ txn: some ReadableTransaction, _ body: (Event) throws -> Bool
+    from first: UInt64, through last: UInt64, catalog: CatalogState, _ txn: some ReadableTransaction,
+    _ body: (Event) throws -> Bool
   ) throws {
     try forEachRaw(from: first, through: last, txn) { lsn, bytes in
-      try body(try EventCodec.decode(bytes, lsn: lsn))
+      try body(try EventCodec.header(bytes, lsn: lsn).event(in: catalog))
     }
   }
 

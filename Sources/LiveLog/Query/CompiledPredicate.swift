@@ -56,7 +56,7 @@ struct CompiledPredicate: Sendable {
     case .comparison(let prepared):
       let c = prepared.comparison
       if c.operator.isStringOperator { return c.options.isEmpty ? 20 : 40 }
-      if c.field.type == .string || c.field.type == .stringList { return c.options.isEmpty ? 5 : 20 }
+      if c.field.type.elementType == .string { return c.options.isEmpty ? 5 : 20 }
       return 1
     }
   }

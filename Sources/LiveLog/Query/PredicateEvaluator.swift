@@ -25,11 +25,19 @@ enum PredicateEvaluator {
   }
 
   static func matches(_ comparison: Comparison, _ fieldValue: FieldValue) -> Bool {
-    if case .strings(let elements) = fieldValue, comparison.quantifier != .single {
-      switch comparison.quantifier {
-      case .any, .single: return elements.contains { compare(.string($0), comparison) }
-      case .all: return elements.allSatisfy { compare(.string($0), comparison) }
-      case .none: return !elements.contains { compare(.string($0), comparison) }
+    if comparison.quantifier != .single {
+      let elements: [FieldValue]?
+      switch fieldValue {
+      case .strings(let list): elements = list.map(FieldValue.string)
+      case .integers(let list): elements = list.map(FieldValue.integer)
+      default: elements = nil
+      }
+      if let elements {
+        switch comparison.quantifier {
+        case .any, .single: return elements.contains { compare($0, comparison) }
+        case .all: return elements.allSatisfy { compare($0, comparison) }
+        case .none: return !elements.contains { compare($0, comparison) }
+        }
       }
     }
     if case .null = fieldValue, comparison.quantifier == .all {
@@ -97,8 +105,9 @@ enum PredicateEvaluator {
     switch (fieldValue, value) {
     case (.integer(let a), .integer(let b)): return a < b ? -1 : (a > b ? 1 : 0)
     case (.integer(let a), .double(let b)): return NumericOrder.compare(a, b)
-    case (.date(let a), .date(let b)):
-      return a.secondsSince1970 < b.secondsSince1970 ? -1 : (a.secondsSince1970 > b.secondsSince1970 ? 1 : 0)
+    case (.double(let a), .double(let b)): return a.isNaN || b.isNaN ? nil : (a < b ? -1 : (a > b ? 1 : 0))
+    case (.double(let a), .integer(let b)): return NumericOrder.compare(b, a).map { -$0 }
+    case (.date(let a), .date(let b)): return a < b ? -1 : (a > b ? 1 : 0)
     case (.bool(let a), .bool(let b)): return a == b ? 0 : (a ? 1 : -1)
     case (.string(let a), .string(let b)):
       return TextMatching.compare(TextFolding.fold(a, options), TextFolding.fold(b, options))

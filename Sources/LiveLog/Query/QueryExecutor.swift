@@ -26,7 +26,7 @@ public struct PlanStep: Sendable, Hashable {
 
 /// Runs a plan inside one read transaction.
 struct QueryExecutor<Txn: ReadableTransaction> {
-  let materializer: Materializer
+  let collection: StoredCollection
   let txn: Txn
   /// Every step taken, in order, for `explain`.
   private(set) var steps: [PlanStep] = []
@@ -34,10 +34,13 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// Cap on how far estimates count: beyond it a list is simply "large".
   static var estimateLimit: Int { 50_000 }
 
-  init(materializer: Materializer, txn: Txn) {
-    self.materializer = materializer
+  init(collection: StoredCollection, txn: Txn) {
+    self.collection = collection
     self.txn = txn
   }
+
+  private var trigramIndex: Database { collection.databases.trigrams }
+  private var termIndex: Database { collection.databases.terms }
 
   // MARK: Candidates
 
@@ -147,20 +150,19 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         smallest = min(
           smallest,
           try PostingBlocks.estimate(
-            IndexKeys.trigramPrefix(code), in: materializer.trigrams, txn, limit: limit))
+            IndexKeys.trigramPrefix(code), in: trigramIndex, txn, limit: limit))
         if smallest == 0 { break }
       }
       return smallest
     case .terms(_, let prefixes, _):
       return try prefixes.reduce(0) {
-        $0 + (try PostingBlocks.estimate($1, in: materializer.terms, txn, limit: limit))
+        $0 + (try PostingBlocks.estimate($1, in: termIndex, txn, limit: limit))
       }
     case .termGroup(let field, let folded, let value, let options):
       return try termGroupRows(field: field, folded: folded, value: value, options: options, countOnly: true)
         .count
-    case .ordered(let field, let lower, let upper, let nullsOnly):
-      return try orderedRows(field: field, lower: lower, upper: upper, nullsOnly: nullsOnly, limit: limit)
-        .count
+    case .ordered(let field, let lower, let upper, _):
+      return try orderedRows(field: field, lower: lower, upper: upper, limit: limit).count
     }
   }
 
@@ -173,7 +175,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         sized.append(
           (
             try PostingBlocks.estimate(
-              IndexKeys.trigramPrefix(code), in: materializer.trigrams, txn, limit: Self.estimateLimit), code
+              IndexKeys.trigramPrefix(code), in: trigramIndex, txn, limit: Self.estimateLimit), code
           ))
       }
       sized.sort { $0.0 < $1.0 }
@@ -182,17 +184,17 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         // Decoding a row of a list costs about a hundredth of checking a candidate: a list far
         // longer than the candidates left would cost more than it could save.
         if let current = rows, size > 32 * max(current.count, 1) { break }
-        let list = try PostingBlocks.read(IndexKeys.trigramPrefix(code), in: materializer.trigrams, txn)
+        let list = try PostingBlocks.read(IndexKeys.trigramPrefix(code), in: trigramIndex, txn)
         rows = rows.map { RowSet.intersection($0, list) } ?? list
         if rows?.isEmpty == true { break }
       }
       return rows ?? []
     case .terms(_, let prefixes, _):
-      return RowSet.union(try prefixes.map { try PostingBlocks.read($0, in: materializer.terms, txn) })
+      return RowSet.union(try prefixes.map { try PostingBlocks.read($0, in: termIndex, txn) })
     case .termGroup(let field, let folded, let value, let options):
       return try termGroupRows(field: field, folded: folded, value: value, options: options, countOnly: false)
-    case .ordered(let field, let lower, let upper, let nullsOnly):
-      var rows = try orderedRows(field: field, lower: lower, upper: upper, nullsOnly: nullsOnly, limit: nil)
+    case .ordered(let field, let lower, let upper, _):
+      var rows = try orderedRows(field: field, lower: lower, upper: upper, limit: nil)
       rows.sort()
       return rows
     }
@@ -206,7 +208,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   {
     let group = IndexKeys.termGroupPrefix(field: field.position, folded: folded)
     let target = TextFolding.fold(value, options)
-    return try txn.withCursor(materializer.terms) { cursor in
+    return try txn.withCursor(termIndex) { cursor in
       var lists: [[Row]] = []
       var counted = 0
       var entry = try cursor.seek(atLeast: group)
@@ -236,25 +238,16 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     }
   }
 
-  /// Rows of the ordered index in a value range, in index order (by value, then row).
-  func orderedRows(field: Field, lower: Int64, upper: Int64, nullsOnly: Bool, limit: Int?) throws -> [Row] {
-    let start = IndexKeys.orderedPrefix(field: field.position, value: nullsOnly ? nil : lower)
-    let end = IndexKeys.orderedPrefix(field: field.position, value: nullsOnly ? nil : upper)
-    return try txn.withCursor(materializer.ordered) { cursor in
+  /// Rows of the ordered index in a range of keys, in index order (by value, then row).
+  func orderedRows(field: Field, lower: OrderedKey, upper: OrderedKey, limit: Int?) throws -> [Row] {
+    let layout = OrderedLayout(field)
+    return try txn.withCursor(collection.databases.ordered) { cursor in
       var rows: [Row] = []
-      var entry = try cursor.seek(atLeast: start)
-      while let current = entry, current.key.count == end.count + 4 {
-        // Compare the value part with the upper bound.
-        var beyond = false
-        for index in 0..<end.count where current.key[index] != end[index] {
-          beyond = current.key[index] > end[index]
-          break
-        }
-        if beyond { break }
-        let n = end.count
-        rows.append(
-          Row(current.key[n]) << 24 | Row(current.key[n + 1]) << 16 | Row(current.key[n + 2]) << 8
-            | Row(current.key[n + 3]))
+      var entry = try cursor.seek(atLeast: layout.prefix(lower))
+      while let current = entry, layout.holds(current.key), let value = layout.value(current.key),
+        value <= upper
+      {
+        rows.append(layout.row(current.key))
         if let limit, rows.count > limit { break }
         entry = try cursor.next()
       }
@@ -279,11 +272,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       return "equality index of \(field.name): \(values.map { "'\($0)'" }.joined(separator: ", "))"
     case .termGroup(let field, _, let value, let options):
       return "equality index of \(field.name): values equal to '\(value)' \(optionText(options))"
-    case .ordered(let field, let lower, let upper, let nullsOnly):
-      if nullsOnly { return "ordered index of \(field.name): nil" }
-      let low = lower == Int64.min ? "-∞" : String(lower)
-      let high = upper == Int64.max ? "+∞" : String(upper)
-      return "ordered index of \(field.name): \(low) ... \(high)"
+    case .ordered(let field, _, _, let range):
+      return "ordered index of \(field.name): \(range)"
     }
   }
 

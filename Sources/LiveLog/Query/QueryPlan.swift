@@ -21,9 +21,9 @@ struct IndexLookup {
     case terms(field: Field, prefixes: [[UInt8]], values: [String])
     /// Every exact value filed under one folded group that `accepts` under `options`.
     case termGroup(field: Field, folded: [UInt8], value: String, options: StringOptions)
-    /// Rows whose value lies in an inclusive range (nil values: `lower == upper == nil` with
-    /// `nullsOnly`).
-    case ordered(field: Field, lower: Int64, upper: Int64, nullsOnly: Bool)
+    /// Rows whose value lies in an inclusive range of ordered keys (nil values: both bounds
+    /// `OrderedKey.null`); `range` describes it for people.
+    case ordered(field: Field, lower: OrderedKey, upper: OrderedKey, range: String)
   }
 
   var access: Access
@@ -135,74 +135,63 @@ enum QueryPlanner {
           access: .termGroup(
             field: field, folded: TextFolding.fold(text, TextFolding.all), value: text, options: options),
           isExact: true))
+    case .integer(let number) where field.type.elementType == .integer:
+      return term(String(number))
+    case .double(let number) where field.type.elementType == .integer:
+      // A whole number written as a decimal; a fraction equals no integer.
+      guard number.rounded() == number, let whole = Int64(exactly: number) else {
+        return .nothing(reason: "\(field.name) holds whole numbers, never \(number)")
+      }
+      return term(String(whole))
+    case .date(let date) where field.type == .date:
+      return term(date.iso8601)
     default:
       return .nothing(reason: "\(field.name) never equals \(value)")
+    }
+
+    /// The equality index's exact term for a value filed as text.
+    func term(_ text: String) -> PlanNode {
+      .lookup(
+        IndexLookup(
+          access: .terms(
+            field: field, prefixes: [IndexKeys.termPrefix(field: field.position, value: text)], values: [text]
+          ),
+          isExact: true))
     }
   }
 
   private static func orderedPoint(_ field: Field, _ value: QueryValue) -> PlanNode {
     if case .null = value {
       return .lookup(
-        IndexLookup(access: .ordered(field: field, lower: 0, upper: 0, nullsOnly: true), isExact: true))
+        IndexLookup(
+          access: .ordered(field: field, lower: .null, upper: .null, range: "nil"), isExact: true))
     }
     return orderedRange(field, .equal, value)
   }
 
-  /// The inclusive whole-number range a comparison admits.
+  /// The inclusive range of ordered keys a comparison admits.
   private static func orderedRange(_ field: Field, _ op: ComparisonOperator, _ value: QueryValue) -> PlanNode
   {
-    func bounds(_ op: ComparisonOperator, _ value: QueryValue) -> (Int64, Int64)? {
-      let minimum = Int64.min
-      let maximum = Int64.max
-      var whole: Int64?
-      if case .integer(let v) = value { whole = v }
-      if case .date(let d) = value { whole = d.secondsSince1970 }
-      if let v = whole {
-        switch op {
-        case .equal: return (v, v)
-        case .less: return v == minimum ? nil : (minimum, v - 1)
-        case .lessOrEqual: return (minimum, v)
-        case .greater: return v == maximum ? nil : (v + 1, maximum)
-        case .greaterOrEqual: return (v, maximum)
-        default: return nil
-        }
-      }
-      switch value {
-      case .double(let d):
-        guard !d.isNaN else { return nil }
-        func clamp(_ x: Double) -> Int64 {
-          x <= -9.2e18 ? minimum : (x >= 9.2e18 ? maximum : Int64(x))
-        }
-        switch op {
-        case .equal: return d.rounded() == d && abs(d) < 9.2e18 ? (Int64(d), Int64(d)) : nil
-        case .less:
-          let c = d.rounded(.up)
-          return c <= -9.2e18 ? nil : (minimum, clamp(c) - 1)
-        case .lessOrEqual: return d < -9.2e18 ? nil : (minimum, clamp(d.rounded(.down)))
-        case .greater:
-          let f = d.rounded(.down)
-          return f >= 9.2e18 ? nil : (clamp(f) + 1, maximum)
-        case .greaterOrEqual: return d > 9.2e18 ? nil : (clamp(d.rounded(.up)), maximum)
-        default: return nil
-        }
-      default: return nil
-      }
-    }
-    let range: (Int64, Int64)?
+    let bounds: OrderedBounds?
     if op == .between {
-      guard case .list(let items) = value, items.count == 2,
-        let low = bounds(.greaterOrEqual, items[0]), let high = bounds(.lessOrEqual, items[1])
-      else { return .nothing(reason: "empty range") }
-      range = (max(low.0, high.0), min(low.1, high.1))
+      guard case .list(let items) = value, items.count == 2 else { return .nothing(reason: "empty range") }
+      guard let low = OrderedBounds(field, .greaterOrEqual, items[0]),
+        let high = OrderedBounds(field, .lessOrEqual, items[1])
+      else { return .scan(reason: "the bounds of \(field.name) have no exact place in its ordered index") }
+      bounds = low.intersection(high)
     } else {
-      range = bounds(op, value)
+      guard let found = OrderedBounds(field, op, value) else {
+        return .scan(reason: "\(value.queryText) has no exact place in the ordered index of \(field.name)")
+      }
+      bounds = found
     }
-    guard let (lower, upper) = range, lower <= upper else {
+    guard let bounds, !bounds.isEmpty else {
       return .nothing(reason: "empty range of \(field.name)")
     }
+    let text = op == .between ? "BETWEEN \(value.queryText)" : "\(op.rawValue) \(value.queryText)"
     return .lookup(
-      IndexLookup(access: .ordered(field: field, lower: lower, upper: upper, nullsOnly: false), isExact: true)
-    )
+      IndexLookup(
+        access: .ordered(field: field, lower: bounds.lower, upper: bounds.upper, range: text), isExact: true))
   }
 
   /// Rows holding every trigram of every literal run: a superset of the matches.

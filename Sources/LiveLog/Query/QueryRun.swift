@@ -2,21 +2,22 @@ import LMDB
 
 /// Runs a whole query — candidates, per-row checks, order, limit — inside one read transaction.
 struct QueryRun<Txn: ReadableTransaction> {
-  let materializer: Materializer
+  let collection: StoredCollection
   let txn: Txn
   /// The plan's steps, for `explain`.
   private(set) var steps: [PlanStep] = []
   /// Candidates that needed a per-row check, and how many of them matched.
   private(set) var checked = 0
 
-  init(materializer: Materializer, txn: Txn) {
-    self.materializer = materializer
+  init(collection: StoredCollection, txn: Txn) {
+    self.collection = collection
     self.txn = txn
   }
 
   /// The rows of the query's results, in result order.
   mutating func rows(for query: Query) throws -> [Row] {
-    var executor = QueryExecutor(materializer: materializer, txn: txn)
+    let query = try query.bound(to: collection.schema)
+    var executor = QueryExecutor(collection: collection, txn: txn)
     let candidates = try executor.candidates(QueryPlanner.plan(query.predicate))
     steps = executor.steps
     // Without a sort, the first `limit` matches in row order are the answer: stop early.
@@ -30,7 +31,7 @@ struct QueryRun<Txn: ReadableTransaction> {
     case .all(true):
       // Every row matches: a sort may walk an index without listing them first.
       if !query.sort.isEmpty {
-        return try ResultSorter(materializer: materializer, txn: txn).sorted(
+        return try ResultSorter(collection: collection, txn: txn).sorted(
           nil, by: query.sort, limit: query.limit)
       }
       rows = try allRows(limit: earlyLimit)
@@ -38,7 +39,7 @@ struct QueryRun<Txn: ReadableTransaction> {
       rows = try scan(query.predicate, limit: earlyLimit)
     }
     if !query.sort.isEmpty {
-      rows = try ResultSorter(materializer: materializer, txn: txn).sorted(
+      rows = try ResultSorter(collection: collection, txn: txn).sorted(
         rows, by: query.sort, limit: query.limit)
     }
     if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
@@ -51,7 +52,7 @@ struct QueryRun<Txn: ReadableTransaction> {
     var rows: [Row] = []
     var checked = 0
     // Candidates ascend, so one cursor reads them with short hops between neighbouring pages.
-    try txn.withCursor(materializer.records) { cursor in
+    try txn.withCursor(collection.records) { cursor in
       for row in candidates {
         guard let entry = try cursor.seek(to: UInt64(row)) else {
           throw StoreError.corruptState(reason: "an index names row \(row), which has no record")
@@ -72,7 +73,7 @@ struct QueryRun<Txn: ReadableTransaction> {
     let compiled = CompiledPredicate(predicate)
     var rows: [Row] = []
     var checked = 0
-    try txn.withCursor(materializer.records) { cursor in
+    try txn.withCursor(collection.records) { cursor in
       var entry = try cursor.first()
       while let current = entry {
         let row = Row(truncatingIfNeeded: current.integerKey ?? 0)
@@ -89,7 +90,7 @@ struct QueryRun<Txn: ReadableTransaction> {
   }
 
   private func allRows(limit: Int?) throws -> [Row] {
-    try txn.withCursor(materializer.records) { cursor in
+    try txn.withCursor(collection.records) { cursor in
       var rows: [Row] = []
       var entry = try cursor.first()
       while let current = entry {
@@ -112,6 +113,10 @@ enum SortOrder {
     case (.null, _): return -1
     case (_, .null): return 1
     case (.integer(let x), .integer(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+    case (.double(let x), .double(let y)):
+      // NaN sorts after every number, as the ordered index files it.
+      if x.isNaN || y.isNaN { return x.isNaN == y.isNaN ? 0 : (x.isNaN ? 1 : -1) }
+      return x < y ? -1 : (x > y ? 1 : 0)
     case (.date(let x), .date(let y)): return x < y ? -1 : (x > y ? 1 : 0)
     case (.bool(let x), .bool(let y)): return x == y ? 0 : (x ? 1 : -1)
     case (.string(let x), .string(let y)): return TextMatching.compare(Array(x.utf8), Array(y.utf8))

@@ -8,7 +8,7 @@ import LMDB
 ///   on the first key are ordered by the other keys, read from the records of the tie only.
 /// - **fetch and sort**: read each matching record's sort keys and sort them in memory.
 struct ResultSorter<Txn: ReadableTransaction> {
-  let materializer: Materializer
+  let collection: StoredCollection
   let txn: Txn
 
   /// Relative costs per item, measured on this engine: a step of a cursor over the ordered
@@ -19,7 +19,7 @@ struct ResultSorter<Txn: ReadableTransaction> {
   /// `rows` (ascending; `nil` for every row) in sort order, at most `limit` of them.
   func sorted(_ rows: [Row]?, by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
     guard let first = descriptors.first else { return Array((rows ?? []).prefix(limit ?? Int.max)) }
-    let total = try txn.statistics(materializer.records).entries
+    let total = try txn.statistics(collection.records).entries
     let matches = rows?.count ?? total
     if first.field.indexes.contains(.ordered) {
       let visits =
@@ -35,7 +35,7 @@ struct ResultSorter<Txn: ReadableTransaction> {
   }
 
   private func allRows() throws -> [Row] {
-    try txn.withCursor(materializer.records) { cursor in
+    try txn.withCursor(collection.records) { cursor in
       var rows: [Row] = []
       var entry = try cursor.first()
       while let current = entry {
@@ -50,7 +50,7 @@ struct ResultSorter<Txn: ReadableTransaction> {
     var keyed: [(row: Row, keys: [FieldValue])] = []
     keyed.reserveCapacity(rows.count)
     for row in rows {
-      guard let bytes = try txn.get(materializer.records, UInt64(row)) else {
+      guard let bytes = try txn.get(collection.records, UInt64(row)) else {
         throw StoreError.corruptState(reason: "row \(row) has no record")
       }
       let view = RecordView(bytes: bytes, row: row)
@@ -71,7 +71,8 @@ struct ResultSorter<Txn: ReadableTransaction> {
     throws
     -> [Row]
   {
-    let field = UInt8(first.field.position)
+    let layout = OrderedLayout(first.field)
+    let field = layout.slot
     let wanted = limit ?? Int.max
     var output: [Row] = []
     var run: [Row] = []
@@ -84,7 +85,7 @@ struct ResultSorter<Txn: ReadableTransaction> {
       output.append(contentsOf: run)
       run.removeAll(keepingCapacity: true)
     }
-    try txn.withCursor(materializer.ordered) { cursor in
+    try txn.withCursor(collection.databases.ordered) { cursor in
       var entry: Entry?
       if first.ascending {
         entry = try cursor.seek(atLeast: [field])
@@ -92,16 +93,14 @@ struct ResultSorter<Txn: ReadableTransaction> {
         entry = try cursor.seek(atLeast: [field &+ 1])
         entry = entry == nil ? try cursor.last() : try cursor.previous()
       }
-      while let current = entry, current.key.count == 14, current.key[0] == field {
-        let value = current.key[0..<10]
+      while let current = entry, layout.holds(current.key) {
+        let value = current.key[0..<(layout.keyLength - 4)]
         if !value.elementsEqual(runValue) {
           try flush()
           if output.count >= wanted { return }
           runValue = Array(value)
         }
-        let row =
-          Row(current.key[10]) << 24 | Row(current.key[11]) << 16 | Row(current.key[12]) << 8
-          | Row(current.key[13])
+        let row = layout.row(current.key)
         if members.map({ RowSet.contains($0, row) }) ?? true { run.append(row) }
         entry = first.ascending ? try cursor.next() : try cursor.previous()
       }

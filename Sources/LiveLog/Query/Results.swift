@@ -1,7 +1,8 @@
 import LMDB
 import Synchronization
 
-/// The repositories that match a query, as a random-access collection over one read snapshot.
+/// The records of one collection that match a query, as a random-access collection over one read
+/// snapshot.
 ///
 /// ```swift
 /// let results = try store.objects(Repository.self)
@@ -9,42 +10,57 @@ import Synchronization
 /// for repository in results { print(repository.fullName) }
 /// ```
 ///
+/// `Element` is the record type (`store.objects(Bookmark.self)`), or `RecordValues` for a
+/// collection read by name (`store.objects(in: "bookmarks")`).
+///
 /// A `Results` is built without touching the store; it runs its query on first use and keeps the
 /// state it saw (one LMDB read transaction) for its whole life, so `count`, subscripts and
 /// iteration agree however the store changes meanwhile. Records are decoded when accessed.
 ///
 /// Collection access cannot throw: if running the query fails (an I/O error, a damaged store),
-/// the collection is empty and `error` says why. Call `evaluate()` to run it and get the error
-/// thrown instead.
-public final class Results: RandomAccessCollection, Sendable {
+/// the collection is empty and `error` says why; a record that cannot be read comes back blank
+/// (every field empty) from the subscript, and `record(at:)` throws instead. Call `evaluate()` to
+/// run the query and get its error thrown.
+public final class Results<Element: Sendable>: RandomAccessCollection, Sendable {
   /// The store the results come from.
   public let store: Store
+  /// The collection's name.
+  public let collection: String
+  /// The collection's schema when the results were made: the fields queries may name.
+  public let schema: CollectionSchema
   /// The query they answer.
   public let query: Query
   /// The LSN the results are as of, or `nil` for the store's version when they run.
   public let asOf: UInt64?
+  let decoding: ElementDecoding<Element>
   private let state = Mutex<Evaluation?>(nil)
 
   struct Evaluation: Sendable {
     var rows: RowList
     var snapshot: Snapshot?
+    /// The collection as the snapshot sees it; `nil` when it did not exist.
+    var stored: StoredCollection?
     var version: UInt64
     /// Rows whose record must be read from the log, at these LSNs (as-of results).
     var history: [Row: UInt64] = [:]
     var error: StoreFailure?
+
+    static func failed(_ error: any Error) -> Evaluation {
+      Evaluation(rows: .array([]), snapshot: nil, stored: nil, version: 0, error: StoreFailure(error))
+    }
   }
 
-  init(store: Store, query: Query, asOf: UInt64? = nil) {
+  init(
+    store: Store, collection: String, schema: CollectionSchema, query: Query, asOf: UInt64? = nil,
+    decoding: ElementDecoding<Element>, evaluation: Evaluation? = nil
+  ) {
     self.store = store
+    self.collection = collection
+    self.schema = schema
     self.query = query
     self.asOf = asOf
-  }
-
-  init(store: Store, query: Query, asOf: UInt64? = nil, evaluation: Evaluation) {
-    self.store = store
-    self.query = query
-    self.asOf = asOf
-    state.withLock { $0 = evaluation }
+    self.decoding = decoding
+    if let evaluation { state.withLock { $0 = evaluation } }
   }
 
   /// Runs the query now (if it has not run yet); throws what went wrong.
@@ -65,22 +81,31 @@ public final class Results: RandomAccessCollection, Sendable {
     if let done = state.withLock({ $0 }) { return done }
     let evaluation: Evaluation
     do {
-      let snapshot = try store.environment.makeSnapshot()
+      let (snapshot, catalog) = try store.makeSnapshot()
       evaluation = try snapshot.read { txn in
         let current = try store.log.lastLSN(txn)
+        guard let stored = catalog.collection(named: collection) else {
+          if let asOf, asOf > current { throw StoreError.lsnOutOfRange(requested: asOf, version: current) }
+          return Evaluation(rows: .array([]), snapshot: snapshot, stored: nil, version: asOf ?? current)
+        }
         if let asOf, asOf != current {
-          let history = try HistoricalState.at(asOf, current: current, log: store.log, txn)
-          let run = HistoricalQuery(
-            materializer: store.materializer, log: store.log, txn: txn, state: history)
+          guard asOf <= current else { throw StoreError.lsnOutOfRange(requested: asOf, version: current) }
+          // The collection as it was then: its schema of then, or nothing before it existed.
+          guard let then = stored.asOf(asOf) else {
+            return Evaluation(rows: .array([]), snapshot: snapshot, stored: nil, version: asOf)
+          }
+          let history = try HistoricalState.at(asOf, current: current, log: store.log, collection: then, txn)
+          let run = HistoricalQuery(collection: then, log: store.log, txn: txn, state: history)
           return Evaluation(
-            rows: .array(try run.rows(for: query)), snapshot: snapshot, version: asOf,
+            rows: .array(try run.rows(for: query)), snapshot: snapshot, stored: then, version: asOf,
             history: history.versions)
         }
-        var run = QueryRun(materializer: store.materializer, txn: txn)
-        return Evaluation(rows: .array(try run.rows(for: query)), snapshot: snapshot, version: current)
+        var run = QueryRun(collection: stored, txn: txn)
+        return Evaluation(
+          rows: .array(try run.rows(for: query)), snapshot: snapshot, stored: stored, version: current)
       }
     } catch {
-      evaluation = Evaluation(rows: .array([]), snapshot: nil, version: 0, error: StoreFailure(error))
+      evaluation = .failed(error)
     }
     return state.withLock { current in
       if let current { return current }
@@ -94,66 +119,80 @@ public final class Results: RandomAccessCollection, Sendable {
   public var startIndex: Int { 0 }
   public var endIndex: Int { evaluated.rows.count }
 
-  /// The repository at `position`. A record that cannot be decoded (a damaged store) reads as
-  /// a placeholder whose `fullName` says so; `repository(at:)` throws instead.
-  public subscript(position: Int) -> Repository {
+  /// The record at `position`, which must be a valid index (as for any collection). A record that
+  /// cannot be decoded (a damaged store) reads as a blank record; `record(at:)` throws instead.
+  public subscript(position: Int) -> Element {
+    let evaluation = evaluated
+    precondition(
+      position >= 0 && position < evaluation.rows.count, "Results index \(position) is out of range")
     do {
-      return try repository(at: position)
+      return try record(at: position, evaluation)
     } catch {
-      return Repository(id: 0, fullName: "<unreadable record: \(error)>")
+      if let blank = decoding.blank(evaluation.stored) { return blank }
+      preconditionFailure(
+        "a record of \(collection) cannot be read, and \(Element.self) has no blank value: \(error)")
     }
   }
 
-  /// The repository at `position`, or the error that kept it from being read.
-  public func repository(at position: Int) throws -> Repository {
+  /// The record at `position` (a valid index), or the error that kept it from being read.
+  public func record(at position: Int) throws -> Element {
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
-    guard position >= 0, position < evaluation.rows.count, let snapshot = evaluation.snapshot else {
-      throw StoreError.corruptState(
-        reason: "result position \(position) is outside 0..<\(evaluation.rows.count)")
-    }
-    let row = evaluation.rows[position]
-    return try snapshot.read { txn in
-      try StoredRecord.repository(try record(row, evaluation, txn), row: UInt64(row))
-    }
+    precondition(
+      position >= 0 && position < evaluation.rows.count, "Results index \(position) is out of range")
+    return try record(at: position, evaluation)
   }
 
-  /// The record of `row` as the results see it.
-  private func record(_ row: Row, _ evaluation: Evaluation, _ txn: Transaction) throws
+  private func record(at position: Int, _ evaluation: Evaluation) throws -> Element {
+    guard let snapshot = evaluation.snapshot, let stored = evaluation.stored else {
+      throw StoreError.corruptState(reason: "results of \(collection) hold a row but no collection")
+    }
+    let row = evaluation.rows[position]
+    let values = try snapshot.read { txn in
+      try stored.values(try record(row, stored, evaluation, txn), row: UInt64(row))
+    }
+    return try decoding.decode(values, UInt64(row), stored)
+  }
+
+  /// The stored bytes of `row` as the results see it.
+  private func record(_ row: Row, _ stored: StoredCollection, _ evaluation: Evaluation, _ txn: Transaction)
+    throws
     -> UnsafeRawBufferPointer
   {
     if let lsn = evaluation.history[row] { return try store.log.record(at: lsn, txn) }
-    guard let bytes = try txn.get(store.materializer.records, UInt64(row)) else {
-      throw StoreError.corruptState(reason: "row \(row) has no record")
+    guard let bytes = try stored.record(at: UInt64(row), txn) else {
+      throw StoreError.corruptState(reason: "\(collection): row \(row) has no record")
     }
     return bytes
   }
 
-  /// The ids of the results, in order, from the compact row → id table (no record is read).
-  public func ids() throws -> [Int64] {
+  /// The primary keys of the results, in order, from the compact row → key table (no record is
+  /// read).
+  public func keys() throws -> [PrimaryKey] {
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
-    guard let snapshot = evaluation.snapshot else { return [] }
+    guard let snapshot = evaluation.snapshot, let stored = evaluation.stored else { return [] }
     let rows = evaluation.rows.rows
     return try snapshot.read { txn in
       // Read in row order with one cursor: neighbouring rows share pages.
       var order = Array(rows.indices)
       if !rows.isSortedAscending { order.sort { rows[$0] < rows[$1] } }
-      var ids = [Int64](repeating: 0, count: rows.count)
-      try txn.withCursor(store.materializer.ids) { cursor in
+      var keys = [PrimaryKey](repeating: .integer(0), count: rows.count)
+      try txn.withCursor(stored.databases.ids) { cursor in
         for index in order {
           let row = rows[index]
           if let lsn = evaluation.history[row] {
-            ids[index] = try RecordView(bytes: try store.log.record(at: lsn, txn), row: row).id()
+            keys[index] = try RecordView(bytes: try store.log.record(at: lsn, txn), row: row).key(
+              stored.schema.primaryKey)
             continue
           }
           guard let entry = try cursor.seek(to: UInt64(row)) else {
-            throw StoreError.corruptState(reason: "row \(row) has no id")
+            throw StoreError.corruptState(reason: "\(collection): row \(row) has no key")
           }
-          ids[index] = try Materializer.id(entry.value, row: UInt64(row))
+          keys[index] = try stored.key(entry.value, row: UInt64(row))
         }
       }
-      return ids
+      return keys
     }
   }
 
@@ -162,12 +201,59 @@ public final class Results: RandomAccessCollection, Sendable {
 
   // MARK: Building
 
-  /// Results of the same store with another query (and the same as-of LSN).
-  public func with(_ query: Query) -> Results { Results(store: store, query: query, asOf: asOf) }
+  /// Results of the same collection with another query (and the same as-of LSN).
+  public func with(_ query: Query) -> Results {
+    Results(
+      store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: decoding)
+  }
 
   /// These results as of an earlier LSN: exactly what a store that had received only the events
   /// up to `lsn` would give.
-  public func asOf(_ lsn: UInt64) -> Results { Results(store: store, query: query, asOf: lsn) }
+  public func asOf(_ lsn: UInt64) -> Results {
+    Results(store: store, collection: collection, schema: schema, query: query, asOf: lsn, decoding: decoding)
+  }
+
+  /// Results like these with another evaluation (live queries, diffs).
+  func with(query: Query, asOf: UInt64?, evaluation: Evaluation) -> Results {
+    Results(
+      store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: decoding,
+      evaluation: evaluation)
+  }
+}
+
+extension Results where Element: Record {
+  /// The ids of the results, in order, read without decoding records.
+  public func ids() throws -> [Element.ID] {
+    try keys().map { key in
+      guard let id = Element.ID(primaryKey: key) else {
+        throw StoreError.corruptState(reason: "\(collection): the key \(key) is not a \(Element.ID.self)")
+      }
+      return id
+    }
+  }
+}
+
+/// How results make their elements from stored values.
+struct ElementDecoding<Element>: Sendable {
+  let decode: @Sendable ([FieldValue], UInt64, StoredCollection) throws -> Element
+  /// The element a record that cannot be read stands as.
+  let blank: @Sendable (StoredCollection?) -> Element?
+}
+
+extension ElementDecoding where Element: Record {
+  static func typed(_ binding: TypedBinding<Element>) -> ElementDecoding {
+    ElementDecoding(
+      decode: { values, row, stored in try binding.decode(values, row: row, collection: stored) },
+      blank: { _ in RecordProbe.blank(Element.self) })
+  }
+}
+
+extension ElementDecoding where Element == RecordValues {
+  static var values: ElementDecoding {
+    ElementDecoding(
+      decode: { values, _, stored in RecordValues(schema: stored.schema, values: values) },
+      blank: { stored in stored.map { RecordValues(schema: $0.schema, values: []) } })
+  }
 }
 
 /// An error kept to be thrown later, from any thread.
@@ -177,78 +263,23 @@ struct StoreFailure: @unchecked Sendable {
   init(_ error: any Error) { self.error = error }
 }
 
-extension Store {
-  /// Every repository, to be narrowed with `filter`, `where`, `sorted` and `limit`.
-  public func objects(_ type: Repository.Type = Repository.self) -> Results {
-    Results(store: self, query: Query())
-  }
-
-  /// The results of `query`, run now; as of `lsn` when given (see `Results.asOf(_:)`).
-  public func results(_ query: Query, asOf lsn: UInt64? = nil) throws -> Results {
-    try Results(store: self, query: query, asOf: lsn).evaluate()
-  }
-
-  /// How the store answers `query`: the plan's steps with estimated and actual candidates.
-  public func explain(_ query: Query) throws -> QueryExplanation {
-    try environment.read { txn in
-      var run = QueryRun(materializer: materializer, txn: txn)
-      let rows = try run.rows(for: query)
-      return QueryExplanation(query: query, steps: run.steps, checked: run.checked, results: rows.count)
-    }
-  }
-}
-
-/// The plan of a query and what running it took.
-public struct QueryExplanation: Sendable, Hashable {
-  public var query: Query
-  /// The plan, depth first.
-  public var steps: [PlanStep]
-  /// Records read to check candidates (0 when the indexes answered exactly).
-  public var checked: Int
-  /// Rows in the result.
-  public var results: Int
-
-  /// Whether any index served the query.
-  public var usesIndex: Bool {
-    steps.contains { $0.description.contains("index") && $0.skipped == nil }
+extension Array where Element == Row {
+  fileprivate var isSortedAscending: Bool {
+    indices.dropFirst().allSatisfy { self[$0 - 1] < self[$0] }
   }
 }
 
 extension Results {
-  /// These results narrowed by a predicate in the query language, with `%@` values and `%K`
-  /// field names taken from `arguments`, as in Realm:
-  /// `store.objects(Repository.self).filter("full_name CONTAINS[c] %@ AND language = %@", term, "Swift")`.
-  public func filter(_ text: String, _ arguments: any QueryArgument...) throws(QueryError) -> Results {
-    with(try query.filter(text, arguments: arguments))
-  }
-
-  /// These results narrowed by a condition the compiler checks:
-  /// `.where { $0.fullName.contains(term, options: .caseInsensitive) && $0.language == "Swift" }`.
-  public func `where`(_ build: (RepositoryFields) -> QueryCondition) -> Results {
-    with(query.where(build))
-  }
-
-  /// These results sorted by a field named as in queries (`stargazers_count`), after any
-  /// earlier sort keys; ties keep insertion order.
-  public func sorted(by field: String, ascending: Bool = true) throws(QueryError) -> Results {
-    with(try query.sorted(by: field, ascending: ascending))
-  }
-
-  /// These results sorted by a typed field: `.sorted(by: \.stargazersCount, ascending: false)`.
-  public func sorted<F: SortableField>(by keyPath: KeyPath<RepositoryFields, F>, ascending: Bool = true)
-    -> Results
-  {
-    with(query.sorted(by: keyPath, ascending: ascending))
-  }
-
-  /// At most the first `count` results.
-  public func limit(_ count: Int) -> Results {
-    with(query.limit(count))
-  }
-}
-
-extension Array where Element == Row {
-  fileprivate var isSortedAscending: Bool {
-    indices.dropFirst().allSatisfy { self[$0 - 1] < self[$0] }
+  /// The same results (the same query, snapshot and rows), read as field values: how code that
+  /// does not know the record type reads any collection's results.
+  public var recordValues: Results<RecordValues> {
+    let evaluation = state.withLock { $0 }
+    return Results<RecordValues>(
+      store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: .values,
+      evaluation: evaluation.map {
+        Results<RecordValues>.Evaluation(
+          rows: $0.rows, snapshot: $0.snapshot, stored: $0.stored, version: $0.version, history: $0.history,
+          error: $0.error)
+      })
   }
 }

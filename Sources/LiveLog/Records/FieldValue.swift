@@ -1,75 +1,89 @@
 /// The value of one field of a record, as the engine stores, indexes and compares it.
 public enum FieldValue: Hashable, Sendable {
-  /// Absent: the key was missing or `null` in the API response.
+  /// Absent: the key was missing or `null` in JSON, `nil` in Swift.
   case null
   case bool(Bool)
   case integer(Int64)
+  case double(Double)
   case date(Timestamp)
   case string(String)
   case strings([String])
+  case integers([Int64])
 
   /// Whether this is `.null`.
   public var isNull: Bool {
     if case .null = self { return true }
     return false
   }
-}
 
-/// The type of a field: what its values are and which operators apply to it.
-public enum FieldType: String, Sendable, Hashable, CustomStringConvertible {
-  case integer
-  case string
-  case bool
-  case date
-  /// A list of strings, such as `topics`: queried with `ANY`.
-  case stringList = "string list"
-
-  public var description: String { rawValue }
-}
-
-/// The indexes the engine keeps for a field.
-public struct IndexKinds: OptionSet, Sendable, Hashable {
-  public let rawValue: UInt8
-  public init(rawValue: UInt8) { self.rawValue = rawValue }
-
-  /// Trigrams of the case- and diacritic-folded text: serves `CONTAINS`, `BEGINSWITH`,
-  /// `ENDSWITH`, `LIKE` and `==`.
-  public static let substring = IndexKinds(rawValue: 1)
-  /// Exact values (and their folded forms): serves `==`, `!=` and `IN`.
-  public static let equality = IndexKinds(rawValue: 2)
-  /// Values in order: serves `<`, `<=`, `>`, `>=`, `BETWEEN`, `==` and sorting.
-  public static let ordered = IndexKinds(rawValue: 4)
-}
-
-/// One field of a record type: its query name, type and indexes.
-public struct Field: Sendable, Hashable, CustomStringConvertible {
-  /// Position of the field in its schema and in the stored encoding.
-  public let position: Int
-  /// The API's own key; dotted for nested objects (`owner.login`).
-  public let name: String
-  public let type: FieldType
-  public let indexes: IndexKinds
-
-  public var description: String { name }
-}
-
-/// The fields of a record type, in the order they are stored.
-///
-/// The engine works from a schema, not from a record type's properties, so that indexes, the
-/// query language and the codec need no code of their own for a new record type.
-public struct Schema: Sendable {
-  public let fields: [Field]
-  private let positions: [String: Int]
-
-  init(_ declarations: [(String, FieldType, IndexKinds)]) {
-    fields = declarations.enumerated().map { position, declaration in
-      Field(position: position, name: declaration.0, type: declaration.1, indexes: declaration.2)
+  /// Whether the value may be stored in a field of `type` (`null` fits every field).
+  public func fits(_ type: FieldType) -> Bool {
+    switch (self, type) {
+    case (.null, _), (.bool, .bool), (.integer, .integer), (.double, .double), (.date, .date),
+      (.string, .string), (.strings, .stringList), (.integers, .integerList):
+      true
+    default: false
     }
-    positions = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.position) })
   }
 
-  /// The field called `name`, or `nil`.
-  public func field(named name: String) -> Field? {
-    positions[name].map { fields[$0] }
+  /// The value's type in words, for messages: "a string", "nil".
+  var typeDescription: String {
+    switch self {
+    case .null: "nil"
+    case .bool: "a bool"
+    case .integer: "an integer"
+    case .double: "a double"
+    case .date: "a date"
+    case .string: "a string"
+    case .strings: "a string list"
+    case .integers: "an integer list"
+    }
+  }
+}
+
+extension FieldValue {
+  /// The string, or `nil` for another value.
+  public var stringValue: String? {
+    if case .string(let text) = self { return text }
+    return nil
+  }
+
+  /// The integer, or `nil` for another value.
+  public var integerValue: Int64? {
+    if case .integer(let number) = self { return number }
+    return nil
+  }
+
+  /// The number as a double (integers too), or `nil` for another value.
+  public var doubleValue: Double? {
+    switch self {
+    case .double(let number): number
+    case .integer(let number): Double(number)
+    default: nil
+    }
+  }
+
+  /// The flag, or `nil` for another value.
+  public var boolValue: Bool? {
+    if case .bool(let flag) = self { return flag }
+    return nil
+  }
+
+  /// The date, or `nil` for another value.
+  public var dateValue: Timestamp? {
+    if case .date(let date) = self { return date }
+    return nil
+  }
+
+  /// The list of strings, or `nil` for another value.
+  public var stringsValue: [String]? {
+    if case .strings(let list) = self { return list }
+    return nil
+  }
+
+  /// The list of integers, or `nil` for another value.
+  public var integersValue: [Int64]? {
+    if case .integers(let list) = self { return list }
+    return nil
   }
 }

@@ -1,133 +1,57 @@
-/// The binary form of a record: how it is stored in the `records` database and in upsert events.
+/// The binary form of a record: how it is stored in a collection's `records` database and in
+/// upsert events.
 ///
 /// ```
-/// version: UInt8 (1)   field count: varint   then per field, in schema order:
-///   tag: UInt8   0 null · 1 false · 2 true · 3 integer · 4 date · 5 string · 6 string list
-///   integer, date: zigzag varint    string: varint length + UTF-8    list: varint count + strings
+/// version: UInt8 (1)   slot count: varint   then per slot, in slot order:
+///   tag: UInt8   0 null · 1 false · 2 true · 3 integer · 4 date (whole seconds) · 5 string
+///                6 string list · 7 double · 8 integer list · 9 date with nanoseconds
+///   integer: zigzag varint   date: zigzag varint seconds (tag 9: then varint nanoseconds)
+///   double: 8 bytes, the IEEE 754 bit pattern, little-endian
+///   string: varint length + UTF-8   lists: varint count + elements as above
 /// ```
 ///
+/// Tags describe themselves, so a reader can skip any value without knowing its field: a record
+/// written before a field was added reads with that field absent, and a retired slot is skipped.
 /// The encoding is deterministic (equal records give equal bytes), which is how an upsert that
 /// changes nothing is recognized. Decoding checks every tag, length and UTF-8 sequence.
 enum RecordCodec {
   static let version: UInt8 = 1
 
   enum Tag: UInt8 {
-    case null = 0, falseValue, trueValue, integer, date, string, strings
+    case null = 0, falseValue, trueValue, integer, date, string, strings, double, integers, dateNanoseconds
   }
 
   static func encode(_ values: [FieldValue], into writer: inout ByteWriter) {
     writer.append(version)
     writer.appendVarint(UInt64(values.count))
-    for value in values {
-      switch value {
-      case .null: writer.append(Tag.null.rawValue)
-      case .bool(let flag): writer.append(flag ? Tag.trueValue.rawValue : Tag.falseValue.rawValue)
-      case .integer(let number):
-        writer.append(Tag.integer.rawValue)
-        writer.appendSigned(number)
-      case .date(let date):
-        writer.append(Tag.date.rawValue)
-        writer.appendSigned(date.secondsSince1970)
-      case .string(let text):
-        writer.append(Tag.string.rawValue)
-        writer.appendString(text)
-      case .strings(let list):
-        writer.append(Tag.strings.rawValue)
-        writer.appendVarint(UInt64(list.count))
-        for text in list { writer.appendString(text) }
-      }
-    }
+    for value in values { encode(value, into: &writer) }
   }
 
-  /// Bytes `encode(_:into:)` writes for `r`.
-  static func encodedSize(_ r: Repository) -> Int {
-    func text(_ value: String?) -> Int { 1 + (value.map(SizedByteWriter.stringSize) ?? 0) }
-    func number(_ value: Int64?) -> Int { 1 + (value.map(SizedByteWriter.signedSize) ?? 0) }
-    func date(_ value: Timestamp?) -> Int {
-      1 + (value.map { SizedByteWriter.signedSize($0.secondsSince1970) } ?? 0)
-    }
-    var size = 2 + number(r.id) + text(r.nodeID) + text(r.name) + text(r.fullName) + text(r.ownerLogin)
-    size += text(r.ownerAvatarURL) + text(r.htmlURL) + text(r.description) + 1 + text(r.language)
-    size += number(r.stargazersCount) + number(r.forksCount) + number(r.watchersCount)
-    size += number(r.openIssuesCount) + 1 + text(r.licenseSPDXID) + 1 + date(r.createdAt)
-    size += date(r.updatedAt) + date(r.pushedAt) + text(r.defaultBranch) + number(r.size)
-    if let topics = r.topics {
-      size += SizedByteWriter.varintSize(UInt64(topics.count))
-      for topic in topics { size += SizedByteWriter.stringSize(topic) }
-    }
-    return size
-  }
-
-  /// Encodes a repository directly, without building its `fieldValues`: the ingest hot path.
-  /// Gives the same bytes as `encode(repository.fieldValues)`; writes `encodedSize(r)` bytes.
-  static func encode(_ r: Repository, into writer: inout SizedByteWriter) {
-    func text(_ value: String?) {
-      if let value {
-        writer.append(Tag.string.rawValue)
-        writer.appendString(value)
-      } else {
-        writer.append(Tag.null.rawValue)
-      }
-    }
-    func number(_ value: Int64?) {
-      if let value {
-        writer.append(Tag.integer.rawValue)
-        writer.appendSigned(value)
-      } else {
-        writer.append(Tag.null.rawValue)
-      }
-    }
-    func flag(_ value: Bool?) {
-      guard let value else { return writer.append(Tag.null.rawValue) }
-      writer.append(value ? Tag.trueValue.rawValue : Tag.falseValue.rawValue)
-    }
-    func date(_ value: Timestamp?) {
-      if let value {
-        writer.append(Tag.date.rawValue)
-        writer.appendSigned(value.secondsSince1970)
-      } else {
-        writer.append(Tag.null.rawValue)
-      }
-    }
-    writer.append(version)
-    // One byte: the schema has fewer than 128 fields.
-    writer.appendVarint(UInt64(Repository.schema.fields.count))
-    number(r.id)
-    text(r.nodeID)
-    text(r.name)
-    text(r.fullName)
-    text(r.ownerLogin)
-    text(r.ownerAvatarURL)
-    text(r.htmlURL)
-    text(r.description)
-    flag(r.isFork)
-    text(r.language)
-    number(r.stargazersCount)
-    number(r.forksCount)
-    number(r.watchersCount)
-    number(r.openIssuesCount)
-    if let topics = r.topics {
+  static func encode(_ value: FieldValue, into writer: inout ByteWriter) {
+    switch value {
+    case .null: writer.append(Tag.null.rawValue)
+    case .bool(let flag): writer.append(flag ? Tag.trueValue.rawValue : Tag.falseValue.rawValue)
+    case .integer(let number):
+      writer.append(Tag.integer.rawValue)
+      writer.appendSigned(number)
+    case .double(let number):
+      writer.append(Tag.double.rawValue)
+      writer.appendFixed64(number.bitPattern)
+    case .date(let date):
+      writer.append(date.nanoseconds == 0 ? Tag.date.rawValue : Tag.dateNanoseconds.rawValue)
+      writer.appendSigned(date.secondsSince1970)
+      if date.nanoseconds != 0 { writer.appendVarint(UInt64(date.nanoseconds)) }
+    case .string(let text):
+      writer.append(Tag.string.rawValue)
+      writer.appendString(text)
+    case .strings(let list):
       writer.append(Tag.strings.rawValue)
-      writer.appendVarint(UInt64(topics.count))
-      for topic in topics { writer.appendString(topic) }
-    } else {
-      writer.append(Tag.null.rawValue)
-    }
-    text(r.licenseSPDXID)
-    flag(r.isArchived)
-    date(r.createdAt)
-    date(r.updatedAt)
-    date(r.pushedAt)
-    text(r.defaultBranch)
-    number(r.size)
-  }
-
-  static func encode(_ repository: Repository) -> [UInt8] {
-    let size = encodedSize(repository)
-    return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-      var writer = SizedByteWriter(buffer)
-      encode(repository, into: &writer)
-      count = writer.offset
+      writer.appendVarint(UInt64(list.count))
+      for text in list { writer.appendString(text) }
+    case .integers(let list):
+      writer.append(Tag.integers.rawValue)
+      writer.appendVarint(UInt64(list.count))
+      for number in list { writer.appendSigned(number) }
     }
   }
 
@@ -137,38 +61,51 @@ enum RecordCodec {
     return writer.bytes
   }
 
-  /// Decodes every field, checking each against `schema`'s type.
-  static func decode(_ bytes: UnsafeRawBufferPointer, schema: Schema) throws(MalformedBytes) -> [FieldValue] {
+  /// Decodes every slot of `schema`, checking each value against its field's type; values of
+  /// slots the schema does not hold (retired, or past its end) read as `.null`.
+  static func decode(_ bytes: UnsafeRawBufferPointer, schema: CollectionSchema) throws(MalformedBytes)
+    -> [FieldValue]
+  {
     var reader = ByteReader(bytes)
-    let count = try readHeader(&reader, schema: schema)
-    var values: [FieldValue] = []
-    values.reserveCapacity(schema.fields.count)
-    for position in 0..<count {
+    let count = try readHeader(&reader)
+    var values = [FieldValue](repeating: .null, count: max(schema.slotCount, 0))
+    for slot in 0..<count {
       let value = try readValue(&reader)
-      if position < schema.fields.count {
-        try checkType(value, schema.fields[position], at: reader.offset)
-        values.append(value)
+      guard slot < values.count, let field = schema.field(atSlot: slot) else { continue }
+      guard value.fits(field.type) else {
+        throw MalformedBytes(
+          offset: reader.offset, reason: "field \(field.name) holds a value of the wrong type")
       }
+      values[slot] = value
     }
-    while values.count < schema.fields.count { values.append(.null) }
     guard reader.isAtEnd else {
       throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
     }
     return values
   }
 
-  /// Decodes the field at `position` only, skipping the ones before it.
-  static func value(at position: Int, in bytes: UnsafeRawBufferPointer, schema: Schema) throws(MalformedBytes)
-    -> FieldValue
-  {
+  /// Decodes the value in `slot` only, skipping the ones before it.
+  static func value(atSlot slot: Int, in bytes: UnsafeRawBufferPointer) throws(MalformedBytes) -> FieldValue {
     var reader = ByteReader(bytes)
-    let count = try readHeader(&reader, schema: schema)
-    guard position < count else { return .null }
-    for _ in 0..<position { try skipValue(&reader) }
+    guard try position(&reader, atSlot: slot) else { return .null }
     return try readValue(&reader)
   }
 
-  static func readHeader(_ reader: inout ByteReader, schema: Schema) throws(MalformedBytes) -> Int {
+  /// Moves `reader` (at the start of a record) to the value in `slot`; false past the stored slots.
+  static func position(_ reader: inout ByteReader, atSlot slot: Int) throws(MalformedBytes) -> Bool {
+    let count = try readHeader(&reader)
+    guard slot < count else { return false }
+    for _ in 0..<slot { try skipValue(&reader) }
+    return true
+  }
+
+  /// The number of slots a stored record holds (0 for bytes that do not start like a record).
+  static func storedSlotCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+    var reader = ByteReader(bytes)
+    return (try? readHeader(&reader)) ?? 0
+  }
+
+  static func readHeader(_ reader: inout ByteReader) throws(MalformedBytes) -> Int {
     let version = try reader.readByte()
     guard version == RecordCodec.version else {
       throw MalformedBytes(
@@ -179,7 +116,7 @@ enum RecordCodec {
     return Int(count)
   }
 
-  private static func readValue(_ reader: inout ByteReader) throws(MalformedBytes) -> FieldValue {
+  static func readValue(_ reader: inout ByteReader) throws(MalformedBytes) -> FieldValue {
     let offset = reader.offset
     guard let tag = Tag(rawValue: try reader.readByte()) else {
       throw MalformedBytes(offset: offset, reason: "unknown field tag")
@@ -189,18 +126,37 @@ enum RecordCodec {
     case .falseValue: return .bool(false)
     case .trueValue: return .bool(true)
     case .integer: return .integer(try reader.readSigned())
+    case .double: return .double(Double(bitPattern: try reader.readFixed64()))
     case .date: return .date(Timestamp(secondsSince1970: try reader.readSigned()))
+    case .dateNanoseconds:
+      let seconds = try reader.readSigned()
+      let nanoseconds = try reader.readVarint()
+      guard nanoseconds > 0, nanoseconds < 1_000_000_000 else {
+        throw MalformedBytes(offset: offset, reason: "a date's nanoseconds \(nanoseconds) are out of range")
+      }
+      return .date(Timestamp(secondsSince1970: seconds, nanoseconds: Int32(nanoseconds)))
     case .string: return .string(try reader.readString())
     case .strings:
-      let count = try reader.readVarint()
-      guard count <= UInt64(reader.remaining) else {
-        throw MalformedBytes(offset: offset, reason: "list count \(count) runs past the end")
-      }
+      let count = try listCount(&reader, offset)
       var list: [String] = []
-      list.reserveCapacity(Int(count))
+      list.reserveCapacity(count)
       for _ in 0..<count { list.append(try reader.readString()) }
       return .strings(list)
+    case .integers:
+      let count = try listCount(&reader, offset)
+      var list: [Int64] = []
+      list.reserveCapacity(count)
+      for _ in 0..<count { list.append(try reader.readSigned()) }
+      return .integers(list)
     }
+  }
+
+  private static func listCount(_ reader: inout ByteReader, _ offset: Int) throws(MalformedBytes) -> Int {
+    let count = try reader.readVarint()
+    guard count <= UInt64(reader.remaining) else {
+      throw MalformedBytes(offset: offset, reason: "list count \(count) runs past the end")
+    }
+    return Int(count)
   }
 
   static func skipValue(_ reader: inout ByteReader) throws(MalformedBytes) {
@@ -211,26 +167,15 @@ enum RecordCodec {
     switch tag {
     case .null, .falseValue, .trueValue: return
     case .integer, .date: _ = try reader.readVarint()
+    case .dateNanoseconds:
+      _ = try reader.readVarint()
+      _ = try reader.readVarint()
+    case .double: _ = try reader.readFixed64()
     case .string: try reader.skipLengthPrefixed()
     case .strings:
-      let count = try reader.readVarint()
-      guard count <= UInt64(reader.remaining) else {
-        throw MalformedBytes(offset: offset, reason: "list count \(count) runs past the end")
-      }
-      for _ in 0..<count { try reader.skipLengthPrefixed() }
-    }
-  }
-
-  private static func checkType(_ value: FieldValue, _ field: Field, at offset: Int) throws(MalformedBytes) {
-    let matches: Bool
-    switch (value, field.type) {
-    case (.null, _), (.bool, .bool), (.integer, .integer), (.date, .date), (.string, .string),
-      (.strings, .stringList):
-      matches = true
-    default: matches = false
-    }
-    guard matches else {
-      throw MalformedBytes(offset: offset, reason: "field \(field.name) holds a value of the wrong type")
+      for _ in 0..<(try listCount(&reader, offset)) { try reader.skipLengthPrefixed() }
+    case .integers:
+      for _ in 0..<(try listCount(&reader, offset)) { _ = try reader.readVarint() }
     }
   }
 }

@@ -10,22 +10,9 @@ struct RecordView {
     .corruptState(reason: "record at row \(row): \(error)")
   }
 
-  /// A reader positioned at the start of the field at `position`, or `nil` past the stored fields.
-  private func reader(at position: Int) throws(StoreError) -> ByteReader? {
-    var reader = ByteReader(bytes)
-    do {
-      let count = try RecordCodec.readHeader(&reader, schema: Repository.schema)
-      guard position < count else { return nil }
-      for _ in 0..<position { try RecordCodec.skipValue(&reader) }
-    } catch {
-      throw failure(error)
-    }
-    return reader
-  }
-
   func value(_ field: Field) throws(StoreError) -> FieldValue {
     do {
-      return try RecordCodec.value(at: field.position, in: bytes, schema: Repository.schema)
+      return try RecordCodec.value(atSlot: field.position, in: bytes)
     } catch {
       throw failure(error)
     }
@@ -33,29 +20,23 @@ struct RecordView {
 
   /// The UTF-8 bytes of a string field, or `nil` when it is nil (or not a string).
   func utf8(_ field: Field) throws(StoreError) -> UnsafeRawBufferPointer? {
-    guard var reader = try reader(at: field.position) else { return nil }
+    var reader = ByteReader(bytes)
     do {
-      guard try reader.readByte() == RecordCodec.Tag.string.rawValue else { return nil }
+      guard try RecordCodec.position(&reader, atSlot: field.position),
+        try reader.readByte() == RecordCodec.Tag.string.rawValue
+      else { return nil }
       return try reader.readLengthPrefixed()
     } catch {
       throw failure(error)
     }
   }
 
-  /// The record's id (its first field).
-  func id() throws(StoreError) -> Int64 {
-    guard var reader = try reader(at: 0) else { throw failure(MalformedBytes(offset: 0, reason: "no id")) }
-    do {
-      guard try reader.readByte() == RecordCodec.Tag.integer.rawValue else {
-        throw failure(MalformedBytes(offset: reader.offset, reason: "the id is not an integer"))
-      }
-      return try reader.readSigned()
-    } catch let error as MalformedBytes {
-      throw failure(error)
-    } catch let error as StoreError {
-      throw error
-    } catch {
-      throw failure(MalformedBytes(offset: 0, reason: "\(error)"))
+  /// The record's primary key, held in `field`.
+  func key(_ field: Field) throws(StoreError) -> PrimaryKey {
+    guard let key = PrimaryKey(try value(field)) else {
+      throw failure(
+        MalformedBytes(offset: 0, reason: "the primary key \(field.name) is absent or of another type"))
     }
+    return key
   }
 }

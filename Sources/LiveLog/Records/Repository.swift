@@ -1,9 +1,10 @@
 /// A GitHub repository: the item of the search API, reduced to the fields LiveLog stores.
 ///
-/// Field names in queries and JSON are the API's own snake_case keys (`stargazers_count`,
-/// `owner.login`). Every field but `id` and `fullName` is optional, because older API responses
-/// lack keys that newer ones have (`node_id`, `topics`, `license`, `archived`).
-public struct Repository: Hashable, Sendable, Identifiable {
+/// The first record type, declared as any app's record type is: field names in queries and JSON
+/// are the API's own snake_case keys (`stargazers_count`, `owner.login`). Every field but `id` and
+/// `fullName` is optional, because older API responses lack keys that newer ones have (`node_id`,
+/// `topics`, `license`, `archived`).
+public struct Repository: Record, Hashable {
   public var id: Int64
   public var nodeID: String?
   public var name: String?
@@ -33,121 +34,50 @@ public struct Repository: Hashable, Sendable, Identifiable {
     self.fullName = fullName
   }
 
-  /// Longest text a field may hold, in UTF-8 bytes. GitHub limits descriptions to a few hundred
-  /// characters; a longer value is a broken producer, not data.
-  public static let maximumTextBytes = 64 * 1024
-  /// Most topics a repository may carry (GitHub allows 20).
-  public static let maximumTopics = 1_000
+  /// The collection `repositories`: the fields in the order they are stored.
+  public static let schema = Schema<Repository>(
+    "repositories", primaryKeyIndexes: .ordered,
+    fields: [
+      .field("node_id", \.nodeID),
+      .field("name", \.name, indexes: .substring),
+      .field("full_name", \.fullName, indexes: .substring),
+      .field("owner.login", \.ownerLogin, indexes: [.substring, .equality]),
+      .field("owner.avatar_url", \.ownerAvatarURL),
+      .field("html_url", \.htmlURL),
+      .field("description", \.description, indexes: .substring),
+      .field("fork", \.isFork, indexes: .equality),
+      .field("language", \.language, indexes: .equality),
+      .field("stargazers_count", \.stargazersCount, indexes: .ordered),
+      .field("forks_count", \.forksCount, indexes: .ordered),
+      .field("watchers_count", \.watchersCount, indexes: .ordered),
+      .field("open_issues_count", \.openIssuesCount, indexes: .ordered),
+      .field("topics", \.topics, indexes: .equality),
+      .field("license.spdx_id", \.licenseSPDXID, indexes: .equality),
+      .field("archived", \.isArchived, indexes: .equality),
+      .field("created_at", \.createdAt, indexes: .ordered),
+      .field("updated_at", \.updatedAt, indexes: .ordered),
+      .field("pushed_at", \.pushedAt, indexes: .ordered),
+      .field("default_branch", \.defaultBranch),
+      .field("size", \.size, indexes: .ordered),
+    ])
 
-  /// The stored fields, in storage order.
-  public static let schema = Schema([
-    ("id", .integer, .ordered),
-    ("node_id", .string, []),
-    ("name", .string, .substring),
-    ("full_name", .string, .substring),
-    ("owner.login", .string, [.substring, .equality]),
-    ("owner.avatar_url", .string, []),
-    ("html_url", .string, []),
-    ("description", .string, .substring),
-    ("fork", .bool, .equality),
-    ("language", .string, .equality),
-    ("stargazers_count", .integer, .ordered),
-    ("forks_count", .integer, .ordered),
-    ("watchers_count", .integer, .ordered),
-    ("open_issues_count", .integer, .ordered),
-    ("topics", .stringList, .equality),
-    ("license.spdx_id", .string, .equality),
-    ("archived", .bool, .equality),
-    ("created_at", .date, .ordered),
-    ("updated_at", .date, .ordered),
-    ("pushed_at", .date, .ordered),
-    ("default_branch", .string, []),
-    ("size", .integer, .ordered),
-  ])
-
-  /// The values of `Repository.schema`'s fields, in order.
-  public var fieldValues: [FieldValue] {
-    func text(_ value: String?) -> FieldValue { value.map(FieldValue.string) ?? .null }
-    func number(_ value: Int64?) -> FieldValue { value.map(FieldValue.integer) ?? .null }
-    func flag(_ value: Bool?) -> FieldValue { value.map(FieldValue.bool) ?? .null }
-    func date(_ value: Timestamp?) -> FieldValue { value.map(FieldValue.date) ?? .null }
-    return [
-      .integer(id), text(nodeID), text(name), .string(fullName), text(ownerLogin), text(ownerAvatarURL),
-      text(htmlURL), text(description), flag(isFork), text(language), number(stargazersCount),
-      number(forksCount), number(watchersCount), number(openIssuesCount),
-      topics.map(FieldValue.strings) ?? .null, text(licenseSPDXID), flag(isArchived), date(createdAt),
-      date(updatedAt), date(pushedAt), text(defaultBranch), number(size),
-    ]
-  }
-
-  /// Rebuilds a repository from the values of `Repository.schema`'s fields; `nil` when a value
-  /// does not have its field's type or a required field is missing.
-  public init?(fieldValues values: [FieldValue]) {
-    guard values.count >= Repository.schema.fields.count,
-      case .integer(let id) = values[0], case .string(let fullName) = values[3]
-    else { return nil }
-    func text(_ i: Int) -> String?? {
-      switch values[i] {
-      case .null: .some(nil)
-      case .string(let s): .some(s)
-      default: nil
-      }
+  /// GitHub data sets spell a repository in more than one way: the repos-2022 CSV has a `url`
+  /// column (`/owner/name`) instead of `full_name`. The owner's login is the part of the full name
+  /// before the slash when the input lacks it.
+  public static func complete(_ input: inout InputRecord) throws(InputProblem) {
+    if input["full_name"].isNull, let url = input.otherColumns["url"] {
+      let path = url.split(separator: "/", omittingEmptySubsequences: true)
+      if path.count >= 2 { input["full_name"] = .string(path.suffix(2).joined(separator: "/")) }
     }
-    func number(_ i: Int) -> Int64?? {
-      switch values[i] {
-      case .null: .some(nil)
-      case .integer(let n): .some(n)
-      default: nil
-      }
+    guard case .string(let fullName) = input["full_name"] else {
+      throw InputProblem(
+        field: "full_name",
+        message: "missing: every repository needs a 'full_name' (or, in CSV, a 'url' of the form /owner/name)"
+      )
     }
-    func flag(_ i: Int) -> Bool?? {
-      switch values[i] {
-      case .null: .some(nil)
-      case .bool(let b): .some(b)
-      default: nil
-      }
+    guard !fullName.isEmpty else { throw InputProblem(field: "full_name", message: "must not be empty") }
+    if input["owner.login"].isNull, let owner = fullName.split(separator: "/").first {
+      input["owner.login"] = .string(String(owner))
     }
-    func date(_ i: Int) -> Timestamp?? {
-      switch values[i] {
-      case .null: .some(nil)
-      case .date(let d): .some(d)
-      default: nil
-      }
-    }
-    let topics: [String]??
-    switch values[14] {
-    case .null: topics = .some(nil)
-    case .strings(let list): topics = .some(list)
-    default: topics = nil
-    }
-    guard let nodeID = text(1), let name = text(2), let ownerLogin = text(4),
-      let ownerAvatarURL = text(5), let htmlURL = text(6), let description = text(7),
-      let isFork = flag(8), let language = text(9), let stars = number(10), let forks = number(11),
-      let watchers = number(12), let openIssues = number(13), let topics,
-      let license = text(15), let isArchived = flag(16), let createdAt = date(17),
-      let updatedAt = date(18), let pushedAt = date(19), let defaultBranch = text(20),
-      let size = number(21)
-    else { return nil }
-    self.init(id: id, fullName: fullName)
-    self.nodeID = nodeID
-    self.name = name
-    self.ownerLogin = ownerLogin
-    self.ownerAvatarURL = ownerAvatarURL
-    self.htmlURL = htmlURL
-    self.description = description
-    self.isFork = isFork
-    self.language = language
-    self.stargazersCount = stars
-    self.forksCount = forks
-    self.watchersCount = watchers
-    self.openIssuesCount = openIssues
-    self.topics = topics
-    self.licenseSPDXID = license
-    self.isArchived = isArchived
-    self.createdAt = createdAt
-    self.updatedAt = updatedAt
-    self.pushedAt = pushedAt
-    self.defaultBranch = defaultBranch
-    self.size = size
   }
 }

@@ -1,29 +1,74 @@
-/// A moment to the second, as GitHub's API gives its dates (`2014-01-11T09:27:47Z`).
-///
-/// Seconds since 1970-01-01T00:00:00Z, proleptic Gregorian calendar, no leap seconds.
-/// Stored and compared as a whole number, so that dates sort in the ordered index like numbers.
-public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
-  /// Seconds since 1970-01-01T00:00:00Z.
-  public var secondsSince1970: Int64
+public import Foundation
 
-  public init(secondsSince1970: Int64) { self.secondsSince1970 = secondsSince1970 }
+/// A moment to the nanosecond, as dates are stored: GitHub's API gives seconds
+/// (`2014-01-11T09:27:47Z`), Swift's `Date` and Realm's timestamps carry fractions.
+///
+/// Seconds since 1970-01-01T00:00:00Z (proleptic Gregorian calendar, no leap seconds) and the
+/// nanoseconds into that second, so that dates sort in the ordered index by seconds, then by
+/// nanoseconds.
+public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+  /// Whole seconds since 1970-01-01T00:00:00Z (the floor, for moments before 1970).
+  public var secondsSince1970: Int64
+  /// Nanoseconds into the second, `0 ..< 1_000_000_000`.
+  public var nanoseconds: Int32
+
+  public init(secondsSince1970: Int64, nanoseconds: Int32 = 0) {
+    // Keep the fraction in range whatever the caller passed: a second carries over.
+    let carry = Int64(
+      nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000)
+    self.secondsSince1970 = secondsSince1970 &+ carry
+    self.nanoseconds = Int32(Int64(nanoseconds) - carry * 1_000_000_000)
+  }
+
+  /// Seconds from 1970 to 2001, the epoch of `Date`'s own count.
+  private static let referenceOffset: Int64 = 978_307_200
+
+  /// The moment of a Swift `Date`, to the nearest nanosecond.
+  ///
+  /// The conversion works on `Date`'s own count (seconds since 2001, a `Double`), split into whole
+  /// seconds and a fraction, both exact; so for every date more than a few seconds from 2001,
+  /// whose `Double` is coarser than a nanosecond, `Timestamp(date).date == date` exactly.
+  public init(_ date: Date) {
+    let interval = date.timeIntervalSinceReferenceDate
+    guard interval.isFinite else {
+      self.init(secondsSince1970: interval < 0 ? Timestamp.range.lowerBound : Timestamp.range.upperBound)
+      return
+    }
+    let seconds = interval.rounded(.down)
+    var nanos = ((interval - seconds) * 1e9).rounded()
+    var whole = Int64(exactly: seconds) ?? (seconds < 0 ? Int64.min / 2 : Int64.max / 2)
+    if nanos >= 1e9 {
+      nanos -= 1e9
+      whole &+= 1
+    }
+    self.init(secondsSince1970: whole &+ Timestamp.referenceOffset, nanoseconds: Int32(nanos))
+  }
+
+  /// The moment as a Swift `Date` (whose `Double` holds about 0.1 µs of precision today).
+  public var date: Date {
+    Date(
+      timeIntervalSinceReferenceDate: Double(secondsSince1970 &- Timestamp.referenceOffset) + Double(
+        nanoseconds) / 1e9)
+  }
 
   public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
-    lhs.secondsSince1970 < rhs.secondsSince1970
+    (lhs.secondsSince1970, lhs.nanoseconds) < (rhs.secondsSince1970, rhs.nanoseconds)
   }
 
-  /// The earliest and latest dates accepted: years 0001 to 9999.
+  /// The earliest and latest seconds accepted in text: years 0001 to 9999.
   static let range: ClosedRange<Int64> = -62_135_596_800...253_402_300_799
 
-  /// Parses ISO 8601 / RFC 3339 date-times: `YYYY-MM-DDTHH:MM:SS`, an optional fraction (dropped),
-  /// then `Z` or `±HH:MM`; also a bare date `YYYY-MM-DD` (midnight UTC). `nil` if malformed.
+  /// Parses ISO 8601 / RFC 3339 date-times: `YYYY-MM-DDTHH:MM:SS`, an optional fraction (kept to
+  /// the nanosecond), then `Z` or `±HH:MM`; also a bare date `YYYY-MM-DD` (midnight UTC). `nil`
+  /// if malformed.
   public init?(iso8601 text: String) {
     var text = text
-    guard let seconds = text.withUTF8({ Timestamp.parse($0) }) else { return nil }
-    self.secondsSince1970 = seconds
+    guard let (seconds, nanos) = text.withUTF8({ Timestamp.parse($0) }) else { return nil }
+    self.init(secondsSince1970: seconds, nanoseconds: nanos)
   }
 
-  /// `YYYY-MM-DDTHH:MM:SSZ`, the API's own form.
+  /// `YYYY-MM-DDTHH:MM:SSZ`, the API's own form, with a fraction (`.123456789`, trailing zeros
+  /// dropped) when the moment has one.
   public var iso8601: String {
     let days = secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400
     let secondOfDay = secondsSince1970 - days * 86_400
@@ -31,13 +76,40 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
     var yearText = String(year)
     while yearText.count < 4 { yearText = "0" + yearText }
-    return
-      "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+    var text =
+      "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
+    if nanoseconds != 0 { text += "." + Timestamp.fractionDigits(nanoseconds) }
+    return text + "Z"
+  }
+
+  /// Nine digits of nanoseconds without the trailing zeros: 500_000_000 → "5".
+  static func fractionDigits(_ nanoseconds: Int32) -> String {
+    var digits = String(nanoseconds)
+    digits = String(repeating: "0", count: 9 - digits.count) + digits
+    while digits.count > 1 && digits.hasSuffix("0") { digits.removeLast() }
+    return digits
   }
 
   public var description: String { iso8601 }
 
-  private static func parse(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
+  // Codable as the ISO 8601 text, which every JSON reader of dates understands.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    let text = try container.decode(String.self)
+    guard let value = Timestamp(iso8601: text) else {
+      throw DecodingError.dataCorruptedError(
+        in: container,
+        debugDescription: "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \(text)")
+    }
+    self = value
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(iso8601)
+  }
+
+  private static func parse(_ s: UnsafeBufferPointer<UInt8>) -> (Int64, Int32)? {
     var index = 0
     func digits(_ count: Int) -> Int64? {
       guard index + count <= s.count else { return nil }
@@ -59,15 +131,22 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
       (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
     else { return nil }
     var seconds = Timestamp.days(year: year, month: month, day: day) * 86_400
-    if index == s.count { return seconds }
+    if index == s.count { return (seconds, 0) }
     guard expect(0x54) || expect(0x74) || expect(0x20),
       let hour = digits(2), expect(0x3A), let minute = digits(2), expect(0x3A), let second = digits(2),
       hour < 24, minute < 60, second < 61
     else { return nil }
     seconds += hour * 3600 + minute * 60 + Swift.min(second, 59)
+    var nanoseconds: Int32 = 0
     if expect(0x2E) {
       let start = index
-      while index < s.count && s[index] >= 0x30 && s[index] <= 0x39 { index += 1 }
+      var scale: Int32 = 100_000_000
+      while index < s.count && s[index] >= 0x30 && s[index] <= 0x39 {
+        // Digits past the ninth are below a nanosecond: read, and dropped.
+        nanoseconds += Int32(s[index] - 0x30) * scale
+        scale /= 10
+        index += 1
+      }
       guard index > start else { return nil }
     }
     if expect(0x5A) || expect(0x7A) {
@@ -83,7 +162,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
       return nil
     }
     guard index == s.count, range.contains(seconds) else { return nil }
-    return seconds
+    return (seconds, nanoseconds)
   }
 
   private static func daysIn(month: Int64, year: Int64) -> Int64 {

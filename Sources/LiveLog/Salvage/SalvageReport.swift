@@ -26,9 +26,9 @@ public struct SalvageReport: Sendable {
   /// replace a version in the gap), and the files they were written to, one per run of LSNs.
   public var unapplied: LSNRanges
   public var unappliedFiles: [String]
-  /// The new store, its repositories and digest.
+  /// The new store, its records (in every collection) and digest.
   public var target: String
-  public var repositories: Int
+  public var records: Int
   public var digest: StateDigest
 
   /// Whether every event of the log is in the new store: nothing lost or left out, and the log's

@@ -37,14 +37,11 @@ extension Store {
     if end >= next { lost.append(next...end) }
 
     // The prefix of whole commits, checked against the state as a replay checks it.
-    var tracker = RowTracker()
+    var prefix = SalvageFollower()
     var lastWhole: UInt64 = 0
     var lsn: UInt64 = 1
     while let event = salvage.events[lsn] {
-      guard let bytes = salvage.bytes(of: lsn),
-        let decoded = try? bytes.withUnsafeBytes({ try EventCodec.decode($0, lsn: lsn) }),
-        (try? tracker.follow(decoded)) != nil
-      else { break }
+      guard let bytes = salvage.bytes(of: lsn), (try? prefix.follow(bytes, lsn: lsn)) != nil else { break }
       if event.endsCommit { lastWhole = lsn }
       lsn += 1
     }
@@ -56,7 +53,7 @@ extension Store {
     guard try target.version() == 0 else {
       throw StoreError.unusablePath(path: directory, reason: "it holds a store with events already")
     }
-    try target.environment.write { try target.materializer.markReplayIncomplete($0) }
+    try target.environment.write { try target.markReplayIncomplete($0) }
     var first: UInt64 = 1
     while first <= lastWhole {
       let last = min(lastWhole, first + UInt64(Replayer.eventsPerTransaction) - 1)
@@ -74,21 +71,36 @@ extension Store {
     let unapplied = LSNRanges(ascending: found.filter { $0 > lastWhole })
     // One file per run: `import` takes a run once the log reaches it.
     var unappliedFiles: [String] = []
+    // The collections as every found event defines them, so that records after a gap decode
+    // under the schema version they were written with.
+    var catalog = ReplayCatalog()
+    for lsn in found {
+      guard let bytes = salvage.bytes(of: lsn) else { continue }
+      try? bytes.withUnsafeBytes { raw in
+        let header = try EventCodec.header(raw, lsn: lsn)
+        if header.kind == .schema { try catalog.follow(schemaEvent: header) }
+      }
+    }
     for run in unapplied.ranges {
       let path = directory + "/unapplied-events-\(run.lowerBound)-\(run.upperBound).ndjson"
       var text: [UInt8] = []
       for lsn in run {
         guard let bytes = salvage.bytes(of: lsn),
-          let event = try? bytes.withUnsafeBytes({ try EventCodec.decode($0, lsn: lsn) })
+          let line = try? bytes.withUnsafeBytes({ raw -> [UInt8] in
+            let header = try EventCodec.header(raw, lsn: lsn)
+            let schema = header.kind == .schema ? nil : try catalog.schema(for: header)
+            return LogExport.line(
+              header, try header.event(recordSchema: schema), checksum: LogExport.storedChecksum(raw))
+          })
         else { continue }
-        text += LogExport.line(event, checksum: bytes.withUnsafeBytes { LogExport.storedChecksum($0) })
+        text += line
         text.append(0x0A)
       }
       try Data(text).write(to: URL(fileURLWithPath: path))
       unappliedFiles.append(path)
     }
     try target.environment.write {
-      _ = try $0.delete(target.materializer.meta, Materializer.incompleteReplayKey)
+      _ = try $0.delete(target.meta, StoreLayout.incompleteReplayKey)
     }
     try target.sync()
     var applied = LSNRanges()
@@ -99,7 +111,39 @@ extension Store {
       expectedLastLSN: salvage.expectedLastLSN, lengthIsFinal: salvage.lengthIsFinal,
       recovered: LSNRanges(ascending: found), lost: lost,
       ambiguous: salvage.ambiguous.sorted(), applied: applied, unapplied: unapplied,
-      unappliedFiles: unappliedFiles, target: directory, repositories: try target.count(),
+      unappliedFiles: unappliedFiles, target: directory,
+      records: try target.collections().reduce(0) { $0 + $1.records },
       digest: try target.digest())
+  }
+}
+
+/// Follows events from LSN 1 as a replay does — the collections their schema events make, and
+/// each collection's rows — so that a salvage applies only a prefix that agrees with itself.
+private struct SalvageFollower {
+  private var catalog = ReplayCatalog()
+  private var trackers: [UInt32: RowTracker] = [:]
+
+  mutating func follow(_ bytes: [UInt8], lsn: UInt64) throws {
+    try bytes.withUnsafeBytes { raw in
+      let header = try EventCodec.header(raw, lsn: lsn)
+      if header.kind == .schema {
+        try catalog.follow(schemaEvent: header)
+        return
+      }
+      let schema = try catalog.schema(for: header)
+      let entry = try catalog.entry(for: header)
+      guard let current = entry.versions.last?.schema else {
+        throw StoreError.corruptEvent(lsn: lsn, reason: "its collection has no schema")
+      }
+      if header.isUpsert {
+        do {
+          _ = try RecordCodec.decode(header.payload, schema: schema)
+        } catch {
+          throw StoreError.corruptEvent(lsn: lsn, reason: "\(error)")
+        }
+      }
+      try trackers[entry.id, default: RowTracker()].follow(
+        FollowedEvent(header, key: try header.key(current.primaryKey)))
+    }
   }
 }

@@ -1,13 +1,14 @@
 import Foundation
 import LMDB
+import Synchronization
 
-/// A LiveLog store: an append-only log of repository changes and the materialized state built
-/// from it, in one LMDB environment in one directory.
+/// A LiveLog store: an append-only log of changes to records of any number of collections, and
+/// the materialized state built from it, in one LMDB environment in one directory.
 ///
 /// ```swift
-/// let store = try Store(directory: "repos.store")
-/// let summary = try store.write([.upsert(repository), .delete(id: 42)])
-/// print(summary.lastLSN)   // the store's new version
+/// let store = try Store(directory: "app.store")
+/// try store.write([.upsert(bookmark), .upsert(repository), .delete(Bookmark.self, id: old)])
+/// let swift = try store.objects(Repository.self).filter("language == 'Swift'")
 /// ```
 ///
 /// A `Store` may be shared by every thread of a process, and several processes may open the same
@@ -20,19 +21,25 @@ public final class Store: Sendable {
   public let options: StoreOptions
   let environment: Environment
   let log: EventLog
-  let materializer: Materializer
+  let meta: Database
+  let catalog: Catalog
   /// Keeps live queries up to date (see `Results.changes`).
   let hub = LiveHub()
+  /// Each record type's binding to its collection, by type.
+  let bindings = Mutex<[ObjectIdentifier: any Sendable]>([:])
 
-  /// Opens the store in `directory`, creating it if the directory does not exist or is empty.
+  /// Opens the store in `directory`, creating it if the directory does not exist or is empty,
+  /// and opens the collections of `options.recordTypes` (creating or evolving them as declared).
   ///
-  /// Throws `StoreError.notAStore` for a directory that holds something else and
-  /// `StoreError.unsupportedFormat` for a store of a newer format; in both cases nothing in the
-  /// directory is changed.
+  /// Throws `StoreError.notAStore` for a directory that holds something else,
+  /// `StoreError.unsupportedFormat` for a store of a newer format, and `SchemaError` for a record
+  /// type declared wrongly or changed in a way that needs a migration; nothing in the directory
+  /// is changed then. A store of format 1 (before collections) is upgraded in place, in one
+  /// transaction.
   public init(directory: String, options: StoreOptions = StoreOptions()) throws {
     self.directory = directory
     self.options = options
-    _ = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
+    let format = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
     try InterruptedRepair.check(directory: directory)
     let environment: Environment
     do {
@@ -51,39 +58,49 @@ public final class Store: Sendable {
       throw StoreError.damagedFile(path: directory, damage: error.message)
     }
     self.environment = environment
-    let names = StoreLayout.self
-    let open = { (txn: any ReadableTransaction, create: Bool) throws -> (EventLog, Materializer) in
-      let log = try environment.openDatabase(names.log, flags: .integerKey, create: create, in: txn)
-      let records = try environment.openDatabase(names.records, flags: .integerKey, create: create, in: txn)
-      let rows = try environment.openDatabase(names.rows, flags: .integerKey, create: create, in: txn)
-      let ids = try environment.openDatabase(names.ids, flags: .integerKey, create: create, in: txn)
-      let meta = try environment.openDatabase(names.meta, create: create, in: txn)
-      let trigrams = try environment.openDatabase(names.trigrams, create: create, in: txn)
-      let terms = try environment.openDatabase(names.terms, create: create, in: txn)
-      let ordered = try environment.openDatabase(names.ordered, create: create, in: txn)
-      if try txn.get(meta, Materializer.incompleteReplayKey) != nil {
+    let open = { (txn: any ReadableTransaction, create: Bool) throws -> (Database, Database, Database) in
+      let log = try environment.openDatabase(StoreLayout.log, flags: .integerKey, create: create, in: txn)
+      let meta = try environment.openDatabase(StoreLayout.meta, create: create, in: txn)
+      let catalog = try environment.openDatabase(
+        StoreLayout.catalog, flags: .integerKey, create: create, in: txn)
+      if try txn.get(meta, StoreLayout.incompleteReplayKey) != nil {
         throw StoreError.notAStore(
           path: directory,
           reason: "it is the target of a replay that did not finish (its log is ahead of its state); "
             + "delete it and replay again")
       }
-      return (
-        EventLog(database: log),
-        Materializer(
-          records: records, rows: rows, ids: ids, meta: meta, trigrams: trigrams, terms: terms,
-          ordered: ordered)
-      )
+      return (log, meta, catalog)
     }
+    let databases: (log: Database, meta: Database, catalog: Database)
     do {
       if options.readOnly {
-        (log, materializer) = try environment.readOpeningDatabases { try open($0, false) }
+        guard format >= StoreDirectory.currentFormat else {
+          throw StoreError.upgradeRequired(path: directory, found: format)
+        }
+        databases = try environment.readOpeningDatabases { try open($0, false) }
       } else {
-        (log, materializer) = try environment.write { try open($0, true) }
+        databases = try environment.write { try open($0, true) }
       }
     } catch let error as LMDBError where error.isNotFound {
       throw StoreError.notAStore(path: directory, reason: "its databases are missing")
     }
+    log = EventLog(database: databases.log)
+    meta = databases.meta
+    catalog = Catalog(database: databases.catalog, meta: databases.meta, environment: environment)
+    if format < StoreDirectory.currentFormat {
+      let state = try catalog.refresh()
+      if state.collections.isEmpty {
+        try StoreUpgrade.run(
+          environment: environment, meta: meta, catalog: catalog,
+          progress: { done, total in
+            options.progress?(StoreProgress(step: .upgrading, completed: done, total: total))
+          })
+      }
+      try StoreDirectory(path: directory).writeMarker()
+    }
+    try catalog.refresh()
     hub.attach(self)
+    for type in options.recordTypes { try type.open(in: self) }
   }
 
   /// Whether the store was opened read-only without LMDB's lock file, because this process may
@@ -95,196 +112,104 @@ public final class Store: Sendable {
     try environment.read { try log.lastLSN($0) }
   }
 
-  /// The repository with `id` as of now, or `nil`.
-  public func repository(id: Int64) throws -> Repository? {
-    try environment.read { txn in
-      guard let row = try materializer.row(of: id, txn)?.row,
-        let bytes = try materializer.record(at: row, txn)
-      else {
-        return nil
+  // MARK: Reading the state
+
+  /// Runs `body` in a read transaction with the catalog as that transaction sees it.
+  func read<T>(_ body: (Transaction, CatalogState) throws -> T) throws -> T {
+    while true {
+      let outcome: T?? = try environment.read { txn in
+        guard let state = try catalog.state(in: txn) else { return nil }
+        return .some(try body(txn, state))
       }
-      return try StoredRecord.repository(bytes, row: row)
+      if let outcome { return outcome! }
+      try catalog.refresh()
     }
   }
 
-  /// Number of repositories in the store.
-  public func count() throws -> Int {
-    try environment.read { try $0.statistics(materializer.records).entries }
-  }
-
-  // MARK: Writing
-
-  /// Applies `mutations` as one atomic commit and returns what it did; live queries of this
-  /// process hear of the commit at once.
-  ///
-  /// Within the batch the last mutation on an id wins. An upsert identical to the stored
-  /// repository, or a delete of an id the store lacks, writes no event. Either every event of the
-  /// commit and its materialized state are written, or (on any error) nothing is.
-  @discardableResult
-  public func write(_ mutations: [Mutation]) throws -> CommitSummary {
-    guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
-    do {
-      return try commit(mutations)
-    } catch let error as LMDBError where error.isMapLimitReached {
-      throw StoreError.mapLimitReached(
-        path: directory, maximum: options.maximumMapSize ?? environment.info.mapSize)
-    } catch let error as LMDBError where error.isDiskFull {
-      throw StoreError.diskFull(path: directory, reason: error.description)
+  /// A snapshot and the catalog it sees, for results that read one state across many calls.
+  func makeSnapshot() throws -> (Snapshot, CatalogState) {
+    while true {
+      let snapshot = try environment.makeSnapshot()
+      if let state = try snapshot.read({ try catalog.state(in: $0) }) { return (snapshot, state) }
+      try catalog.refresh()
     }
   }
 
-  private func commit(_ mutations: [Mutation]) throws -> CommitSummary {
-    defer { hub.wake() }
-    let batch = Batch(mutations)
-    let time = CommitTime(microsecondsSince1970: Int64(Date().timeIntervalSince1970 * 1_000_000))
-    return try environment.write { txn in
-      var summary = CommitSummary()
-      var nextRow = try materializer.nextRow(txn)
-      var changes: [RecordChange] = []
-      changes.reserveCapacity(batch.count)
-      for index in batch.indices {
-        switch mutations[index] {
-        case .upsert(let repository):
-          if let (row, current) = try materializer.row(of: repository.id, txn) {
-            guard let stored = try materializer.record(at: row, txn) else {
-              throw StoreError.corruptState(
-                reason: "id \(repository.id) maps to row \(row), which has no record")
-            }
-            let (event, start) = EventCodec.beginUpsert(repository, time: time, row: row, previous: current)
-            if EventCodec.record(in: event, from: start, equals: stored) {
-              summary.unchanged += 1
-              continue
-            }
-            changes.append(
-              RecordChange(
-                kind: .updated, id: repository.id, row: row, oldRecord: Array(stored), previousLSN: current,
-                event: event, recordStart: start, recordEnd: event.count, newValues: repository.fieldValues))
-            summary.updated += 1
-          } else {
-            let (event, start) = EventCodec.beginUpsert(repository, time: time, row: nextRow, previous: 0)
-            changes.append(
-              RecordChange(
-                kind: .inserted, id: repository.id, row: nextRow, previousLSN: 0, event: event,
-                recordStart: start, recordEnd: event.count, newValues: repository.fieldValues))
-            nextRow += 1
-            summary.inserted += 1
-          }
-        case .delete(let id):
-          guard let (row, current) = try materializer.row(of: id, txn) else {
-            summary.unchanged += 1
-            continue
-          }
-          let stored = try materializer.record(at: row, txn).map { Array($0) }
-          changes.append(
-            RecordChange(
-              kind: .deleted, id: id, row: row, oldRecord: stored, previousLSN: current, event: [],
-              recordStart: 0,
-              recordEnd: 0))
-          summary.deleted += 1
-        }
-      }
-      guard !changes.isEmpty else { return summary }
-      var lsn = try log.lastLSN(txn)
-      summary.firstLSN = lsn + 1
-      for index in changes.indices {
-        lsn += 1
-        let ends = index == changes.count - 1
-        changes[index].lsn = lsn
-        if changes[index].kind == .deleted {
-          changes[index].event = EventCodec.encodeDelete(
-            id: changes[index].id, lsn: lsn, time: time, endsCommit: ends, row: changes[index].row,
-            previous: changes[index].previousLSN)
-        } else {
-          EventCodec.seal(&changes[index].event, lsn: lsn, endsCommit: ends)
-        }
-        try log.append(changes[index].event, at: lsn, txn)
-      }
-      summary.lastLSN = lsn
-      summary.commits = 1
-      try materializer.apply(changes, nextRow: nextRow, txn)
-      return summary
+  /// The record of type `R` with `id`, as of now, or `nil`.
+  public func record<R: Record>(_ type: R.Type, id: R.ID) throws -> R? {
+    let binding = try self.binding(for: type)
+    return try read { txn, state in
+      guard let collection = try binding.collection(in: state, store: self),
+        let (row, _) = try collection.row(of: id.primaryKey, txn),
+        let bytes = try collection.record(at: row, txn)
+      else { return nil }
+      return try binding.decode(bytes, row: row, collection: collection)
     }
   }
 
-  /// Applies `mutations` as one atomic commit; see `write(_:)` for arrays.
-  @discardableResult
-  public func write(_ mutations: some Sequence<Mutation>) throws -> CommitSummary {
-    try write(Array(mutations))
+  /// The record of collection `name` with `key`, as of now, or `nil`.
+  public func record(in name: String, key: PrimaryKey) throws -> RecordValues? {
+    try read { txn, state in
+      guard let collection = state.collection(named: name), let (row, _) = try collection.row(of: key, txn),
+        let bytes = try collection.record(at: row, txn)
+      else { return nil }
+      return RecordValues(schema: collection.schema, values: try collection.values(bytes, row: row))
+    }
   }
 
-  // MARK: Reading the log
+  /// Number of records of type `R` (0 when its collection does not exist yet).
+  public func count<R: Record>(_ type: R.Type) throws -> Int {
+    try count(in: R.schema.declaration.name)
+  }
 
-  /// Calls `body` with each event from `first` through `last` (default: the end), in order,
-  /// until it returns false. Every event's checksum is checked.
-  public func forEachEvent(
-    from first: UInt64 = 1, through last: UInt64? = nil, _ body: (Event) throws -> Bool
-  )
-    throws
+  /// Number of records in collection `name` (0 when it does not exist).
+  public func count(in name: String) throws -> Int {
+    try read { txn, state in try state.collection(named: name)?.count(txn) ?? 0 }
+  }
+
+  /// The collections, in the order they were created.
+  public func collections() throws -> [CollectionInfo] {
+    try read { txn, state in
+      try state.all.map { collection in
+        CollectionInfo(
+          name: collection.name, schema: collection.schema, schemaVersion: collection.version,
+          records: try collection.count(txn))
+      }
+    }
+  }
+
+  /// The current schema of collection `name`, or `nil` when there is none.
+  public func schema(of name: String) throws -> CollectionSchema? {
+    try read { _, state in state.collection(named: name)?.schema }
+  }
+
+  /// Every version of collection `name`'s schema, oldest first, with the LSN of the event that
+  /// made it (0 for the schema of a store upgraded from format 1).
+  public func schemaHistory(of name: String) throws -> [(version: Int, lsn: UInt64, schema: CollectionSchema)]
   {
-    let snapshot = try environment.makeSnapshot()
-    try snapshot.read { txn in
-      let end = try last ?? log.lastLSN(txn)
-      try log.forEach(from: Swift.max(first, 1), through: end, txn, body)
+    try read { _, state in
+      (state.collection(named: name)?.versions ?? []).map { ($0.version, $0.lsn, $0.schema) }
     }
-  }
-
-  /// The events from `first` through `last` (default: the end).
-  public func events(from first: UInt64 = 1, through last: UInt64? = nil) throws -> [Event] {
-    var events: [Event] = []
-    try forEachEvent(from: first, through: last) {
-      events.append($0)
-      return true
-    }
-    return events
   }
 }
 
-/// Which mutations of a batch take effect: the last on each id, in the order of those last
-/// mutations.
-struct Batch {
-  /// Positions in the batch of the mutations that take effect.
-  var indices: [Int]
-
-  init(_ mutations: [Mutation]) {
-    var latest: [Int64: Int] = [:]
-    latest.reserveCapacity(mutations.count)
-    for index in mutations.indices { latest[mutations[index].id] = index }
-    if latest.count == mutations.count {
-      indices = Array(mutations.indices)
-    } else {
-      indices = mutations.indices.filter { latest[mutations[$0].id] == $0 }
-    }
-  }
-
-  var count: Int { indices.count }
+/// A collection of a store, as `Store.collections()` lists them.
+public struct CollectionInfo: Sendable, Hashable {
+  public var name: String
+  public var schema: CollectionSchema
+  public var schemaVersion: Int
+  public var records: Int
 }
 
-/// Names of the store's LMDB databases.
+/// Names of the store's LMDB databases; each collection has six more, named after it
+/// (`CollectionDatabases`).
 enum StoreLayout {
   static let log = "log"
-  static let records = "records"
-  static let rows = "rows"
-  static let ids = "ids"
   static let meta = "meta"
-  static let trigrams = "index.trigrams"
-  static let terms = "index.terms"
-  static let ordered = "index.ordered"
-}
-
-/// Decoding of records read from the `records` database.
-enum StoredRecord {
-  static func repository(_ bytes: UnsafeRawBufferPointer, row: UInt64) throws -> Repository {
-    let values: [FieldValue]
-    do {
-      values = try RecordCodec.decode(bytes, schema: Repository.schema)
-    } catch {
-      throw StoreError.corruptState(reason: "record at row \(row): \(error)")
-    }
-    guard let repository = Repository(fieldValues: values) else {
-      throw StoreError.corruptState(reason: "record at row \(row) lacks an id or a full name")
-    }
-    return repository
-  }
+  static let catalog = "catalog"
+  /// Marks a store whose log a replay has copied but whose state it has not finished: such a
+  /// store refuses to open, since its queries would miss rows.
+  static let incompleteReplayKey = Array("replay_incomplete".utf8)
 }
 
 extension Store {
@@ -302,18 +227,8 @@ extension Store {
 }
 
 extension Store {
-  /// Every repository in insertion order (the order of unsorted results).
-  func allRepositories() throws -> [Repository] {
-    try environment.read { txn in
-      try txn.withCursor(materializer.records) { cursor in
-        var result: [Repository] = []
-        var entry = try cursor.first()
-        while let current = entry {
-          result.append(try StoredRecord.repository(current.value, row: current.integerKey ?? 0))
-          entry = try cursor.next()
-        }
-        return result
-      }
-    }
+  /// Marks the store as the target of a replay that has not finished.
+  func markReplayIncomplete(_ txn: WriteTransaction) throws {
+    try txn.put(meta, StoreLayout.incompleteReplayKey, [1])
   }
 }

@@ -8,7 +8,7 @@ struct StoreDirectory {
   static let markerName = "LIVELOG"
   /// The format this build writes and the newest it reads. Bump when the layout of any database
   /// or encoding changes incompatibly.
-  static let currentFormat = 1
+  static let currentFormat = 2
 
   let path: String
 
@@ -62,7 +62,7 @@ struct StoreDirectory {
   }
 
   /// Writes the marker atomically (a temporary file renamed into place).
-  private func writeMarker() throws {
+  func writeMarker() throws {
     let text = "LiveLog store\nformat \(StoreDirectory.currentFormat)\n"
     let url = URL(fileURLWithPath: path).appendingPathComponent(StoreDirectory.markerName)
     do {

@@ -33,6 +33,15 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case noStore(path: String)
   /// The path cannot hold a store (a file on the way, a dangling link, no permission).
   case unusablePath(path: String, reason: String)
+  /// The store has the format of an older LiveLog and must be opened for writing once, which
+  /// upgrades it, before it can be read.
+  case upgradeRequired(path: String, found: Int)
+  /// A record does not fit its collection's schema; nothing of the commit was written.
+  case invalidRecord(collection: String, field: String, reason: String)
+  /// A range of versions whose start is after its end.
+  case versionsReversed(from: UInt64, to: UInt64)
+  /// The store has no collection of this name.
+  case unknownCollection(name: String, known: [String])
 
   /// One line; paths and reasons quote input, so control characters are escaped.
   public var description: String { ControlEscaping.escaped(text) }
@@ -79,6 +88,17 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       "there is no store at \(path): it does not exist. Nothing was created; check the path"
     case .unusablePath(let path, let reason):
       "\(path) cannot hold a store: \(reason). Nothing was created or changed"
+    case .upgradeRequired(let path, let found):
+      "\(path) holds a store of format \(found), written by an older LiveLog; open it once for writing "
+        + "(for example `livelog --store \(path) collection list`), which upgrades it in place"
+    case .invalidRecord(let collection, let field, let reason):
+      "collection '\(collection)', field '\(field)': the record \(reason); nothing of the commit was written"
+    case .versionsReversed(let from, let to):
+      "the range of versions from \(from) to \(to) runs backwards; give the earlier version first"
+    case .unknownCollection(let name, let known):
+      "the store has no collection '\(name)'"
+        + (known.isEmpty ? "; it has none yet" : "; it has: \(known.joined(separator: ", "))")
+        + ". Create one with `livelog collection create NAME --schema FILE`"
     }
   }
 }

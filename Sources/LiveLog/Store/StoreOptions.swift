@@ -1,7 +1,7 @@
 public import LMDB
 
 /// How to open a `Store`.
-public struct StoreOptions: Sendable, Hashable {
+public struct StoreOptions: Sendable {
   /// When commits reach the disk. `.durable` (the default) survives power loss; see `Durability`
   /// for what the faster modes risk.
   public var durability: Durability = .durable
@@ -14,6 +14,18 @@ public struct StoreOptions: Sendable, Hashable {
   public var readOnly: Bool = false
   /// The most read transactions open at once across all processes.
   public var maxReaders: Int = 126
+  /// The most collections the store may hold. Each takes six LMDB databases, and LMDB fixes
+  /// their number when the environment opens; every process that opens the store must allow at
+  /// least as many as the store holds.
+  public var maximumCollections: Int = 40
+  /// Record types whose collections are opened (created, or evolved to their declarations) when
+  /// the store opens, so that a wrong declaration fails there. Others open on first use.
+  public var recordTypes: [any Record.Type] = []
+  /// What to do with collections whose declarations changed in a way the store cannot follow
+  /// on its own (see `Migration`).
+  public var migrations: [Migration] = []
+  /// Called with the progress of long work: an upgrade, an index build, a migration.
+  public var progress: (@Sendable (StoreProgress) -> Void)? = nil
 
   /// Opens without LMDB's lock file, for a process that holds the store alone (a repair; see
   /// `ExclusiveAccess`).
@@ -29,7 +41,9 @@ public struct StoreOptions: Sendable, Hashable {
     options.readOnly = readOnly
     options.maxReaders = maxReaders
     options.withoutLock = exclusive
-    options.maxDatabases = 32
+    // The log, the meta and catalog databases, the six of each collection, and room for the
+    // format-1 databases an upgrade copies from.
+    options.maxDatabases = 3 + 6 * max(maximumCollections, 1) + StoreUpgrade.legacyNames.count
     return options
   }
 }

@@ -14,8 +14,10 @@ public struct StoreStatistics: Sendable, Hashable {
   public var format: Int
   /// The last committed LSN.
   public var version: UInt64
-  /// Repositories stored now.
+  /// Records stored now, in all collections.
   public var records: Int
+  /// Each collection: its records and schema version.
+  public var collections: [CollectionStatistics]
   /// Events in the log.
   public var events: Int
   /// Size of the memory map in bytes (address space, not disk).
@@ -37,6 +39,15 @@ public struct StoreStatistics: Sendable, Hashable {
   public var databases: [DatabaseSize]
 }
 
+/// Counts and sizes of one collection.
+public struct CollectionStatistics: Sendable, Hashable {
+  public var name: String
+  public var schemaVersion: Int
+  public var records: Int
+  /// Bytes of its six databases: records, rows, ids and the three indexes.
+  public var bytes: Int
+}
+
 extension Store {
   /// Counts and sizes of the store, from one read snapshot.
   public func statistics() throws -> StoreStatistics {
@@ -44,15 +55,21 @@ extension Store {
     let readersActive = environment.activeReaders()
     let path = URL(fileURLWithPath: directory).appendingPathComponent("data.mdb").path
     let fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    return try environment.read { txn in
-      let databases = try allDatabases.map { database in
+    return try read { txn, state in
+      let databases = try allDatabases(state).map { database in
         let stats = try txn.statistics(database)
         return StoreStatistics.DatabaseSize(name: database.name, entries: stats.entries, bytes: stats.bytes)
+      }
+      let collections = try state.all.map { collection in
+        CollectionStatistics(
+          name: collection.name, schemaVersion: collection.version, records: try collection.count(txn),
+          bytes: try collection.databases.all.reduce(0) { $0 + (try txn.statistics($1).bytes) })
       }
       return StoreStatistics(
         format: StoreDirectory.currentFormat,
         version: try log.lastLSN(txn),
-        records: try txn.statistics(materializer.records).entries,
+        records: collections.reduce(0) { $0 + $1.records },
+        collections: collections,
         events: try txn.statistics(log.database).entries,
         mapSize: info.mapSize,
         mapUsed: info.usedBytes,
@@ -64,13 +81,5 @@ extension Store {
         databases: databases
       )
     }
-  }
-
-  var allDatabases: [Database] {
-    [
-      log.database, materializer.records, materializer.rows, materializer.ids, materializer.meta,
-      materializer.trigrams,
-      materializer.terms, materializer.ordered,
-    ]
   }
 }

@@ -43,7 +43,7 @@ import Testing
   @Test func randomDamageNeverKillsACommandAndSalvageFindsWhatSurvived() throws {
     let environment = ProcessInfo.processInfo.environment
     let count = environment["LIVELOG_CORRUPTIONS"].flatMap(Int.init) ?? 48
-    var random = SeededRandom(seed: environment["LIVELOG_CORRUPTION_SEED"].flatMap(UInt64.init) ?? 20_261_201)
+    var random = SplitMix64(seed: environment["LIVELOG_CORRUPTION_SEED"].flatMap(UInt64.init) ?? 20_261_201)
     let started = Date()
     let directory = try TemporaryDirectory()
     let pristine = directory.child("pristine")

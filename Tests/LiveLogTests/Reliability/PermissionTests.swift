@@ -19,7 +19,7 @@ import Testing
     #expect(query.stdout.contains("\"full_name\":\"rel/r2\""), "\(query.stdout.prefix(200))")
     let stats = try run(["stats", "--format", "json"])
     #expect(stats.status == 0, "\(stats.stderr)")
-    #expect(stats.stdout.contains("\"version\":5"))
+    #expect(stats.stdout.contains("\"version\":6"))
     #expect(try run(["log", "--from", "5", "--to", "5"]).status == 0)
     #expect(try run(["verify"]).status == 0)
     let good = directory.child("more.ndjson")

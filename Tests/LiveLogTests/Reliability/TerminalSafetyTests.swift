@@ -30,12 +30,14 @@ import Testing
       table.stdout.contains("\\u{1B}]8;;http://evil.example/\\u{7}click me"), "the sequence is shown, not run"
     )
     let log = try tool.run(["log"])
-    #expect(log.stdout.split(separator: "\n").count == 5)
-    // LSN, time, kind, id, full name, and the commit-end mark on the last one: no forged column.
+    // The collection's schema event (LSN, time, "schema", collection, version, commit end), then
+    // the records: LSN, time, kind, id, full name, and the commit-end mark on the last one. No
+    // forged line, no forged column.
+    #expect(log.stdout.split(separator: "\n").count == 1 + 5)
     let columns = log.stdout.split(separator: "\n").map {
       $0.split(separator: "\t", omittingEmptySubsequences: false).count
     }
-    #expect(columns == [5, 5, 5, 5, 6], "\(log.stdout)")
+    #expect(columns == [6, 5, 5, 5, 5, 6], "\(log.stdout)")
     let hostileQuery = "full_name CONTAINS 'tetris\u{1B}[2J' OR full_name CONTAINS[c] 'TETRIS'"
     let outputs: [(String, [String], Bool)] = [
       ("query table", ["query", "id > 0"], false),

@@ -1,27 +1,36 @@
 @testable import LiveLog
 
-/// Random queries over the repository schema: every operator and modifier, nesting, nil,
+/// Random queries over any collection's schema: every operator and modifier, nesting, nil,
 /// non-ASCII, short and long patterns, values drawn from the data so that many queries match.
 struct PredicateGenerator {
-  let repositories: [Repository]
-  let schema = Repository.schema
+  let schema: CollectionSchema
+  /// The records' values, by slot of `schema`.
+  let records: [[FieldValue]]
   private let words: [String]
 
   init(repositories: [Repository]) {
-    self.repositories = repositories
-    var words: Set<String> = []
-    for repository in repositories.prefix(5_000) {
-      for part in repository.fullName.split(whereSeparator: { "/-_ .".contains($0) }) {
-        words.insert(String(part))
-      }
-    }
-    self.words = words.sorted()
+    self.init(schema: Repository.schema.declaration, records: repositories.map(\.fieldValues))
   }
 
-  mutating func query(using random: inout SeededRandom) -> Query {
+  init(schema: CollectionSchema, records: [[FieldValue]]) {
+    self.schema = schema
+    self.records = records
+    var words: Set<String> = []
+    for values in records.prefix(5_000) {
+      for field in schema.fields where field.type == .string {
+        guard case .string(let text) = values[field.position] else { continue }
+        for part in text.split(whereSeparator: { "/-_ .".contains($0) }).prefix(4) {
+          words.insert(String(part))
+        }
+      }
+    }
+    self.words = words.isEmpty ? ["x"] : words.sorted()
+  }
+
+  mutating func query(using random: inout SplitMix64) -> Query {
     var query = Query(predicate: predicate(depth: 0, using: &random))
     if Int.random(in: 0..<3, using: &random) == 0 {
-      let sortable = schema.fields.filter { $0.type != .stringList }
+      let sortable = schema.fields.filter { !$0.type.isList }
       for _ in 0..<Int.random(in: 1...2, using: &random) {
         if let field = sortable.randomElement(using: &random) {
           query.sort.append(SortDescriptor(field: field, ascending: Bool.random(using: &random)))
@@ -32,7 +41,7 @@ struct PredicateGenerator {
     return query
   }
 
-  private mutating func predicate(depth: Int, using random: inout SeededRandom) -> Predicate {
+  private mutating func predicate(depth: Int, using random: inout SplitMix64) -> Predicate {
     let roll = Int.random(in: 0..<10, using: &random)
     if depth < 3 && roll < 3 {
       let parts = (0..<Int.random(in: 2...3, using: &random)).map { _ in
@@ -48,11 +57,11 @@ struct PredicateGenerator {
     return .comparison(comparison(using: &random))
   }
 
-  private func sample(using random: inout SeededRandom) -> [FieldValue] {
-    repositories[Int.random(in: 0..<repositories.count, using: &random)].fieldValues
+  private func sample(using random: inout SplitMix64) -> [FieldValue] {
+    records[Int.random(in: 0..<records.count, using: &random)]
   }
 
-  private func pattern(from text: String, using random: inout SeededRandom) -> String {
+  private func pattern(from text: String, using random: inout SplitMix64) -> String {
     let characters = Array(text)
     guard !characters.isEmpty else { return "" }
     let start = Int.random(in: 0..<characters.count, using: &random)
@@ -67,7 +76,7 @@ struct PredicateGenerator {
     return piece
   }
 
-  private mutating func comparison(using random: inout SeededRandom) -> Comparison {
+  private mutating func comparison(using random: inout SplitMix64) -> Comparison {
     let field = schema.fields.randomElement(using: &random) ?? schema.fields[0]
     let values = sample(using: &random)
     let own = values[field.position]
@@ -108,15 +117,31 @@ struct PredicateGenerator {
         return Comparison(
           field: field, operator: op, options: options, value: .string(pattern(from: text, using: &random)))
       }
-    case .integer, .date:
+    case .integer, .date, .double:
       func value() -> QueryValue {
         let base: Int64 =
-          if case .integer(let n) = own { n } else if case .date(let d) = own { d.secondsSince1970 } else {
-            Int64.random(in: 0...1_000, using: &random)
+          switch own {
+          case .integer(let n): n
+          case .date(let d): d.secondsSince1970
+          case .double(let d) where d.isFinite && abs(d) < 1e15: Int64(d.rounded(.down))
+          default: Int64.random(in: 0...1_000, using: &random)
           }
         let shifted = base + Int64.random(in: -3...3, using: &random)
-        if field.type == .date { return .date(Timestamp(secondsSince1970: shifted)) }
-        return Int.random(in: 0..<5, using: &random) == 0 ? .double(Double(shifted) + 0.5) : .integer(shifted)
+        switch field.type {
+        case .date:
+          // Sometimes the very moment, nanoseconds and all.
+          if case .date(let d) = own, Bool.random(using: &random) { return .date(d) }
+          return .date(
+            Timestamp(
+              secondsSince1970: shifted, nanoseconds: Int32.random(in: 0...2, using: &random) * 500_000_000))
+        case .double:
+          if case .double(let d) = own, Bool.random(using: &random) { return .double(d) }
+          // Whole numbers too, written as doubles: the parser reads `9` on a double field as 9.0.
+          return Bool.random(using: &random) ? .double(Double(shifted)) : .double(Double(shifted) + 0.25)
+        default:
+          return Int.random(in: 0..<5, using: &random) == 0
+            ? .double(Double(shifted) + 0.5) : .integer(shifted)
+        }
       }
       let ops: [ComparisonOperator] = [
         .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .between, .in,
@@ -140,6 +165,26 @@ struct PredicateGenerator {
         [QueryValue.bool(true), .bool(false), .null].randomElement(using: &random) ?? .null
       return Comparison(
         field: field, operator: Bool.random(using: &random) ? .equal : .notEqual, value: value)
+    case .integerList:
+      let element: Int64 =
+        if case .integers(let list) = own, let first = list.randomElement(using: &random) { first } else {
+          Int64.random(in: 0...20, using: &random)
+        }
+      if Int.random(in: 0..<8, using: &random) == 0 {
+        return Comparison(
+          field: field, operator: Bool.random(using: &random) ? .equal : .notEqual, value: .null)
+      }
+      let quantifier: Quantifier = [.any, .any, .all, .none].randomElement(using: &random) ?? .any
+      let op: ComparisonOperator =
+        [.equal, .notEqual, .less, .greaterOrEqual, .in, .between].randomElement(using: &random) ?? .equal
+      let near = element + Int64.random(in: -1...1, using: &random)
+      let value: QueryValue =
+        switch op {
+        case .in: .list([.integer(element), .integer(near)])
+        case .between: .list([.integer(min(element, near)), .integer(max(element, near))])
+        default: .integer(near)
+        }
+      return Comparison(field: field, quantifier: quantifier, operator: op, value: value)
     case .stringList:
       let element: String =
         if case .strings(let list) = own, let first = list.randomElement(using: &random) { first } else {

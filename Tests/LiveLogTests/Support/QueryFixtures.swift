@@ -25,10 +25,7 @@ final class QueryFixture: Sendable {
     store = try Store(directory: directory.child("store"), options: options)
     var all: [Repository] = []
     for path in [Fixtures.path("repos-2022.csv")] + Fixtures.apiRepoFiles {
-      all += try RecordFile(path: path).mutations().compactMap {
-        if case .upsert(let repository) = $0 { return repository }
-        return nil
-      }
+      all += try RecordFile(path: path).mutations().compactMap(\.repository)
     }
     all += QueryFixture.generated(count: 1_500, seed: 99)
     for start in stride(from: 0, to: all.count, by: 5_000) {
@@ -40,7 +37,7 @@ final class QueryFixture: Sendable {
   /// Repositories whose names and descriptions mix ASCII with accents, case pairs that fold
   /// unusually (ß, ſ, Σ/ς, İ), combining marks, other scripts and emoji.
   static func generated(count: Int, seed: UInt64) -> [Repository] {
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let pieces = [
       "anim", "Anim", "ANIM", "ánim", "swift", "Swift", "SWİFT", "straße", "STRASSE", "ſtar", "ΣΟΦΙΑ",
       "σοφία",

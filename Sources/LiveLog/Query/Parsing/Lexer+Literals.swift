@@ -94,13 +94,14 @@ extension Lexer {
     matches("DDDD-DD-DD", at: index) && !(peek(10).map(Lexer.isDigit) ?? false)
   }
 
-  /// A date: `YYYY-MM-DD` (midnight UTC), Realm's `YYYY-MM-DD@HH:MM:SS[:NANOS]` (UTC), or ISO 8601
-  /// `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]` (UTC when no zone is given). Timestamps hold whole
-  /// seconds, so fractions are dropped.
+  /// A date: `YYYY-MM-DD` (midnight UTC), Realm's `YYYY-MM-DD@HH:MM:SS[:NANOSECONDS]` (UTC), or
+  /// ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]` (UTC when no zone is given), to the
+  /// nanosecond: Realm's `:505` is 505 nanoseconds, ISO's `.505` is 505 milliseconds.
   mutating func date() throws(QueryError) -> Timestamp {
     let start = index
     var iso = text(index..<index + 10)
     index += 10
+    var nanoseconds: Int64 = 0
     if let separator = peek(0), separator == "@" || separator == "T" || separator == "t",
       matches("DD:DD:DD", at: index + 1)
     {
@@ -111,7 +112,17 @@ extension Lexer {
         Lexer.isDigit(digit)
       {
         index += 1
+        let digits = index
         skipDigits()
+        if mark == "." {
+          iso += "." + text(digits..<index)
+        } else {
+          let count = text(digits..<index)
+          guard count.count <= 9, let value = Int64(count) else {
+            throw error("a date's nanoseconds '\(count.prefix(20))' are more than 999999999", at: digits)
+          }
+          nanoseconds = value
+        }
       }
       iso += isRealm ? "Z" : try zone()
     }
@@ -129,7 +140,8 @@ extension Lexer {
         at: start
       )
     }
-    return timestamp
+    return Timestamp(
+      secondsSince1970: timestamp.secondsSince1970, nanoseconds: timestamp.nanoseconds + Int32(nanoseconds))
   }
 
   /// The zone of an ISO 8601 time: `Z`, `±HH:MM`, `±HHMM`, or nothing (UTC).

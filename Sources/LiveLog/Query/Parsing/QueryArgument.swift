@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A value that can fill a `%@` placeholder, or name a field for `%K` (a string).
 ///
 /// Arguments carry values that would otherwise need quoting and escaping in the text:
@@ -45,6 +47,16 @@ extension Double: QueryArgument {
 extension Bool: QueryArgument {
   /// `.bool(self)`.
   public var queryValue: QueryValue { .bool(self) }
+}
+
+extension Date: QueryArgument {
+  /// `.date` of the moment, to the nanosecond.
+  public var queryValue: QueryValue { .date(Timestamp(self)) }
+}
+
+extension UUID: QueryArgument {
+  /// `.string` of its `uuidString`, as UUID keys are stored.
+  public var queryValue: QueryValue { .string(uuidString) }
 }
 
 extension Timestamp: QueryArgument {

@@ -7,7 +7,7 @@ extension QueryParser {
     var keys: [SortDescriptor] = []
     while true {
       let key = try keyPath(after: tokens[position - 1])
-      guard key.field.type != .stringList else {
+      guard !key.field.type.isList else {
         throw error(
           .typeMismatch,
           "\(QueryParser.describe(key.field)); SORT needs a field with one value per record",

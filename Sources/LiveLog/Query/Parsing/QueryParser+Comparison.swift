@@ -72,10 +72,10 @@ extension QueryParser {
     let inToken = advance()
     let (options, optionsColumn) = try options()
     let key = try keyPath(after: inToken)
-    guard key.field.type == .stringList else {
+    guard key.field.type.isList else {
       throw error(
         .typeMismatch,
-        "a value IN a field needs a list field such as topics; \(QueryParser.describe(key.field)) "
+        "a value IN a field needs a list field (a string or integer list); \(QueryParser.describe(key.field)) "
           + "(write \(key.field.name) == … or \(key.field.name) IN {…})",
         column: key.column)
     }
@@ -87,7 +87,8 @@ extension QueryParser {
     }
     let op = OperatorNode(
       comparisonOperator: .equal, token: inToken, options: options, optionsColumn: optionsColumn)
-    let element = try scalar(value, elementType: .string, field: key.field, op: op, allowsNull: false)
+    let element = try scalar(
+      value, elementType: key.field.type.elementType, field: key.field, op: op, allowsNull: false)
     return Comparison(field: key.field, quantifier: .any, operator: .equal, options: options, value: element)
   }
 
@@ -117,8 +118,8 @@ extension QueryParser {
   }
 
   private func resolve(_ name: String, at token: Token) throws(QueryError) -> Field {
-    if let field = Repository.schema.field(named: name) { return field }
-    throw error(.unknownField, QueryParser.unknownFieldMessage(name), at: token)
+    if let field = schema.field(named: name) { return field }
+    throw error(.unknownField, QueryParser.unknownFieldMessage(name, in: schema), at: token)
   }
 
   // MARK: - Operators

@@ -8,11 +8,11 @@ extension QueryParser {
     quantifier: (Quantifier, Token)?, key: KeyPathNode, op: OperatorNode, value: ValueNode
   ) throws(QueryError) -> Comparison {
     let field = key.field
-    let isList = field.type == .stringList
+    let isList = field.type.isList
     if let (_, token) = quantifier, !isList {
       throw error(
         .typeMismatch,
-        "\(token.text.uppercased()) applies to list fields such as topics; \(QueryParser.describe(field))",
+        "\(token.text.uppercased()) applies to list fields (string or integer lists); \(QueryParser.describe(field))",
         at: token)
     }
     // `topics == nil` asks about the list itself, not its elements.
@@ -25,7 +25,7 @@ extension QueryParser {
       return Comparison(
         field: field, quantifier: .single, operator: op.comparisonOperator, options: op.options, value: .null)
     }
-    let elementType: FieldType = isList ? .string : field.type
+    let elementType = field.type.elementType
     try check(op, elementType: elementType, field: field)
     let operand = try self.operand(value, elementType: elementType, field: field, op: op)
     return Comparison(
@@ -39,7 +39,7 @@ extension QueryParser {
     switch elementType {
     case .string, .stringList:
       return
-    case .integer, .date, .bool:
+    case .integer, .double, .date, .bool, .integerList:
       if op.comparisonOperator.isStringOperator {
         throw error(
           .typeMismatch, "\(QueryParser.describe(field)); \(name) applies to string fields", at: op.token)
@@ -47,7 +47,7 @@ extension QueryParser {
       if elementType == .bool && ![.equal, .notEqual, .in].contains(op.comparisonOperator) {
         throw error(
           .typeMismatch,
-          "\(QueryParser.describe(field)); \(name) applies to integer, date and string fields", at: op.token)
+          "\(QueryParser.describe(field)); \(name) applies to number, date and string fields", at: op.token)
       }
       if !op.options.isEmpty {
         throw error(
@@ -62,7 +62,7 @@ extension QueryParser {
   private func operand(_ value: ValueNode, elementType: FieldType, field: Field, op: OperatorNode)
     throws(QueryError) -> QueryValue
   {
-    let isList = field.type == .stringList
+    let isList = field.type.isList
     let kind: QueryError.Kind = value.isArgument ? .argument : .syntax
     switch op.comparisonOperator {
     case .in:
@@ -104,14 +104,14 @@ extension QueryParser {
   {
     let mismatch: QueryError.Kind = node.isArgument ? .argument : .typeMismatch
     let subject =
-      field.type == .stringList
-      ? "the elements of \(field.name) are strings" : QueryParser.describe(field)
+      field.type.isList
+      ? "the elements of \(field.name) are \(field.type.elementType)s" : QueryParser.describe(field)
     let value: QueryValue
     switch node.content {
     case .list:
       throw error(node.isArgument ? .argument : .syntax, "lists cannot be nested", column: node.column)
     case .oversizedInteger:
-      guard elementType == .integer || elementType == .date else {
+      guard elementType == .integer || elementType == .date || elementType == .double else {
         throw error(mismatch, "\(subject); \(node.label) is an integer", column: node.column)
       }
       throw error(
@@ -122,7 +122,7 @@ extension QueryParser {
     switch (elementType, value) {
     case (_, .null):
       if allowsNull { return .null }
-      if field.type == .stringList {
+      if field.type.isList {
         throw error(
           mismatch, "\(subject) and never nil; test the list itself with \(field.name) == nil",
           column: node.column)
@@ -132,7 +132,11 @@ extension QueryParser {
         column: node.column)
     case (.string, .string), (.integer, .integer), (.bool, .bool), (.date, .date):
       return value
-    case (.integer, .double(let number)):
+    case (.double, .integer(let whole)):
+      // A double field compares with doubles; a whole number too large to be one exactly stays
+      // whole, and compares exactly.
+      return Double(exactly: whole).map(QueryValue.double) ?? value
+    case (.integer, .double(let number)), (.double, .double(let number)):
       guard number.isFinite else {
         throw error(mismatch, "\(node.label) is not a finite number", column: node.column)
       }
@@ -157,7 +161,8 @@ extension QueryParser {
 
   /// "stargazers_count is an integer field".
   static func describe(_ field: Field) -> String {
-    "\(field.name) is \(field.type == .integer ? "an" : "a") \(field.type) field"
+    let type = field.type.description
+    return "\(field.name) is \(type.first == "i" ? "an" : "a") \(type) field"
   }
 
   /// "an integer", "a string".
@@ -175,8 +180,8 @@ extension QueryParser {
 
   /// Lists every field, and suggests the one probably meant: `fullName` → `full_name`,
   /// `login` → `owner.login`, `stargazer_count` → `stargazers_count`.
-  static func unknownFieldMessage(_ name: String) -> String {
-    let fields = Repository.schema.fields.map(\.name)
+  static func unknownFieldMessage(_ name: String, in schema: CollectionSchema) -> String {
+    let fields = schema.fields.map(\.name)
     let shown = ControlEscaping.excerpt(name)
     var message = "unknown field '\(shown)'"
     if let suggestion = suggestion(for: name, among: fields) { message += "; did you mean '\(suggestion)'?" }

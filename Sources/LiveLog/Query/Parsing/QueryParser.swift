@@ -1,22 +1,40 @@
 extension Query {
-  /// Parses a query in the NSPredicate / Realm query language against `Repository.schema`.
+  /// Parses a query in the NSPredicate / Realm query language against the fields of `schema`.
   ///
   /// ```swift
   /// let query = try Query(
   ///   parsing: "full_name CONTAINS[c] %@ AND language = %@ SORT(stargazers_count DESC) LIMIT(10)",
-  ///   term, language)
+  ///   for: Repository.schema.declaration, term, language)
   /// ```
   /// `%@` placeholders take values and `%K` placeholders take field names, from `arguments` in
   /// order. Every error carries the query and the column of the offending token.
-  public init(parsing text: String, _ arguments: any QueryArgument...) throws(QueryError) {
-    try self.init(parsing: text, arguments: arguments)
+  public init(parsing text: String, for schema: CollectionSchema, _ arguments: any QueryArgument...)
+    throws(QueryError)
+  {
+    try self.init(parsing: text, for: schema, arguments: arguments)
   }
 
   /// Parses a query with its placeholders' arguments given as an array; see
-  /// `init(parsing:_:)`.
-  public init(parsing text: String, arguments: [any QueryArgument]) throws(QueryError) {
-    var parser = try QueryParser(query: text, arguments: arguments)
+  /// `init(parsing:for:_:)`.
+  public init(parsing text: String, for schema: CollectionSchema, arguments: [any QueryArgument])
+    throws(QueryError)
+  {
+    var parser = try QueryParser(query: text, schema: schema, arguments: arguments)
     self = try parser.parse()
+  }
+
+  /// Parses a query against the fields of the record type `R`.
+  public init<R: Record>(parsing text: String, for type: R.Type, _ arguments: any QueryArgument...)
+    throws(QueryError)
+  {
+    try self.init(parsing: text, for: R.schema.declaration, arguments: arguments)
+  }
+
+  /// Parses a query against the fields of `R`, its arguments given as an array.
+  public init<R: Record>(parsing text: String, for type: R.Type, arguments: [any QueryArgument])
+    throws(QueryError)
+  {
+    try self.init(parsing: text, for: R.schema.declaration, arguments: arguments)
   }
 }
 
@@ -39,14 +57,17 @@ struct QueryParser {
   static let maximumDepth = 200
 
   let query: String
+  /// The fields names resolve to.
+  let schema: CollectionSchema
   let tokens: [Token]
   let arguments: [any QueryArgument]
   var position = 0
   var argumentIndex = 0
   var depth = 0
 
-  init(query: String, arguments: [any QueryArgument]) throws(QueryError) {
+  init(query: String, schema: CollectionSchema, arguments: [any QueryArgument]) throws(QueryError) {
     self.query = query
+    self.schema = schema
     self.tokens = try Lexer.tokens(of: query)
     self.arguments = arguments
     try checkArgumentCount()

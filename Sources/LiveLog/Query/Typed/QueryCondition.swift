@@ -30,13 +30,13 @@ public struct QueryCondition: Hashable, Sendable {
   }
 }
 
-/// A handle on one field of `RepositoryFields`.
+/// A handle on one field of a record type, from `RecordFields`.
 public protocol TypedField: Sendable {
   /// The schema field the handle compares.
   var field: Field { get }
 }
 
-/// A field with one value per record: one a query can sort by (every field but `topics`).
+/// A field with one value per record: one a query can sort by (every field but lists).
 public protocol SortableField: TypedField {}
 
 extension TypedField {

@@ -2,36 +2,36 @@
 ///
 /// ```swift
 /// let query = Query
-///   .where { $0.fullName.contains(term, options: .caseInsensitive) && $0.language == language }
-///   .sorted(by: \.stargazersCount, ascending: false)
+///   .where(Repository.self) { $0.fullName.contains(term, options: .caseInsensitive) && $0.language == language }
+///   .sorted(by: \Repository.stargazersCount, ascending: false)
 ///   .limit(10)
 /// ```
 /// The result equals the parsed text form, `Query(parsing: "full_name CONTAINS[c] %@ AND
-/// language == %@ SORT(stargazers_count DESC) LIMIT(10)", term, language)`.
+/// language == %@ SORT(stargazers_count DESC) LIMIT(10)", for: Repository.self, term, language)`.
 extension Query {
-  /// A query of the records that meet the condition, unsorted and unlimited.
-  public static func `where`(_ build: (RepositoryFields) -> QueryCondition) -> Query {
-    Query(predicate: build(.shared).predicate)
+  /// A query of the records of type `R` that meet the condition, unsorted and unlimited.
+  public static func `where`<R: Record>(_ type: R.Type, _ build: (RecordFields<R>) -> QueryCondition) -> Query
+  {
+    Query(predicate: build(RecordFields()).predicate)
   }
 
-  /// This query narrowed by a condition: its predicate AND the condition.
-  public func `where`(_ build: (RepositoryFields) -> QueryCondition) -> Query {
+  /// This query narrowed by a condition on the fields of `R`: its predicate AND the condition.
+  public func `where`<R: Record>(_ type: R.Type, _ build: (RecordFields<R>) -> QueryCondition) -> Query {
     var query = self
-    query.predicate = predicate.narrowed(by: build(.shared).predicate)
+    query.predicate = predicate.narrowed(by: build(RecordFields()).predicate)
     return query
   }
 
-  /// This query narrowed by a condition in the query language: its predicate AND the parsed one.
+  /// This query narrowed by a condition in the query language over the fields of `schema`: its
+  /// predicate AND the parsed one.
   ///
   /// The text may end in `SORT(…)` and `LIMIT(…)` too: its sort keys come after this query's and
   /// its limit replaces this query's, as `sorted(by:)` and `limit(_:)` would.
-  public func filter(_ text: String, _ arguments: any QueryArgument...) throws(QueryError) -> Query {
-    try filter(text, arguments: arguments)
-  }
-
-  /// `filter(_:_:)` with the arguments as an array.
-  public func filter(_ text: String, arguments: [any QueryArgument]) throws(QueryError) -> Query {
-    let parsed = try Query(parsing: text, arguments: arguments)
+  public func filter(_ text: String, schema: CollectionSchema, arguments: [any QueryArgument])
+    throws(QueryError)
+    -> Query
+  {
+    let parsed = try Query(parsing: text, for: schema, arguments: arguments)
     var query = self
     query.predicate = predicate.narrowed(by: parsed.predicate)
     query.sort += parsed.sort
@@ -39,14 +39,16 @@ extension Query {
     return query
   }
 
-  /// This query also sorted by the field named `field` (an API name such as `stargazers_count`),
-  /// after its existing sort keys. Throws `.unknownField` for a name not in the schema and
-  /// `.typeMismatch` for `topics`, which has no single value to sort by.
-  public func sorted(by field: String, ascending: Bool = true) throws(QueryError) -> Query {
-    guard let resolved = Repository.schema.field(named: field) else {
-      throw QueryError(kind: .unknownField, message: QueryParser.unknownFieldMessage(field))
+  /// This query also sorted by the field named `field` of `schema` (a query name such as
+  /// `stargazers_count`), after its existing sort keys. Throws `.unknownField` for a name not in
+  /// the schema and `.typeMismatch` for a list, which has no single value to sort by.
+  public func sorted(by field: String, in schema: CollectionSchema, ascending: Bool = true) throws(QueryError)
+    -> Query
+  {
+    guard let resolved = schema.field(named: field) else {
+      throw QueryError(kind: .unknownField, message: QueryParser.unknownFieldMessage(field, in: schema))
     }
-    guard resolved.type != .stringList else {
+    guard !resolved.type.isList else {
       throw QueryError(
         kind: .typeMismatch,
         message: "\(QueryParser.describe(resolved)); a sort needs a field with one value per record")
@@ -56,14 +58,13 @@ extension Query {
     return query
   }
 
-  /// This query also sorted by a typed field, after its existing sort keys:
-  /// `.sorted(by: \.stargazersCount, ascending: false)`.
-  public func sorted<F: SortableField>(by keyPath: KeyPath<RepositoryFields, F>, ascending: Bool = true)
+  /// This query also sorted by a record type's property, after its existing sort keys:
+  /// `.sorted(by: \Repository.stargazersCount, ascending: false)`.
+  public func sorted<R: Record, V: FieldValueConvertible>(by keyPath: KeyPath<R, V>, ascending: Bool = true)
     -> Query
   {
     var query = self
-    query.sort.append(
-      SortDescriptor(field: RepositoryFields.shared[keyPath: keyPath].field, ascending: ascending))
+    query.sort.append(SortDescriptor(field: RecordFields<R>.field(keyPath), ascending: ascending))
     return query
   }
 

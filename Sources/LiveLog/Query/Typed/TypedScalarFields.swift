@@ -1,3 +1,5 @@
+public import Foundation
+
 /// An integer field: `id`, `stargazers_count`, `forks_count`, `size`, …
 ///
 /// Compares with `Int`, `Int64` and `Double`; an integer literal is an `Int`, as in the text form
@@ -137,6 +139,23 @@ public struct TypedDateField: SortableField {
   }
   /// `IN {…}`.
   public func `in`(_ values: [Timestamp?]) -> QueryCondition { condition(.in, values.queryValue) }
+
+  /// `==` with a Swift `Date` (to the nanosecond).
+  public static func == (lhs: TypedDateField, rhs: Date) -> QueryCondition { lhs == Timestamp(rhs) }
+  /// `!=`.
+  public static func != (lhs: TypedDateField, rhs: Date) -> QueryCondition { lhs != Timestamp(rhs) }
+  /// `<`: earlier than.
+  public static func < (lhs: TypedDateField, rhs: Date) -> QueryCondition { lhs < Timestamp(rhs) }
+  /// `<=`.
+  public static func <= (lhs: TypedDateField, rhs: Date) -> QueryCondition { lhs <= Timestamp(rhs) }
+  /// `>`: later than.
+  public static func > (lhs: TypedDateField, rhs: Date) -> QueryCondition { lhs > Timestamp(rhs) }
+  /// `>=`.
+  public static func >= (lhs: TypedDateField, rhs: Date) -> QueryCondition { lhs >= Timestamp(rhs) }
+  /// `BETWEEN {low, high}`, both bounds included.
+  public func between(_ low: Date, _ high: Date) -> QueryCondition {
+    between(Timestamp(low), Timestamp(high))
+  }
 }
 
 /// A bool field: `fork`, `archived`.

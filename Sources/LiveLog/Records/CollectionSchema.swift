@@ -1,0 +1,185 @@
+/// A collection's fields and primary key: what the engine stores, indexes and queries.
+///
+/// Every record type, `Repository` included, comes down to one of these; so does a schema file of
+/// `livelog collection create`. A declaration lists fields in the order they were written, and
+/// each field's `position` is its slot in the stored encoding. Once a collection is stored, its
+/// slots are fixed: a field added later takes the next free slot, and a field a migration retires
+/// keeps its slot forever unused, so every record ever written reads under the current schema.
+public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
+  /// The collection's name: letters, digits and `_`, starting with a letter.
+  public let name: String
+  /// The fields in slot order, the primary key among them.
+  public let fields: [Field]
+  /// The primary key: an `integer` or `string` field every record has.
+  public let primaryKey: Field
+  /// One past the highest slot ever used, retired slots included.
+  public let slotCount: Int
+  /// Field indexes by name and by slot (-1 for a free or retired slot).
+  private let byName: [String: Int]
+  private let bySlot: [Int]
+  /// What is wrong with the declaration, if anything; `validated()` throws it.
+  private let problem: SchemaError?
+
+  /// The most slots a collection may use: an index key names its field in one byte.
+  public static let maximumSlots = 255
+  /// The longest collection and field names.
+  static let maximumNameLength = 64
+
+  /// A declaration: `primaryKey` names one of `fields`, which take slots in their order (the
+  /// `position` each field carries is ignored). Check it with `validated()`.
+  public init(name: String, primaryKey: String, fields declared: [Field]) {
+    self.init(name: name, primaryKey: primaryKey, slotted: declared.enumerated().map { $1.at($0) })
+  }
+
+  /// Fields that already carry their slots (a stored schema, or an evolved declaration).
+  init(name: String, primaryKey keyName: String, slotted: [Field], slotCount: Int? = nil) {
+    let sorted = slotted.sorted { $0.position < $1.position }
+    self.name = name
+    fields = sorted
+    var names: [String: Int] = [:]
+    var problem: SchemaError?
+    func fail(_ field: String?, _ message: String) {
+      if problem == nil { problem = SchemaError(collection: name, field: field, message: message) }
+    }
+    let count = max(slotCount ?? 0, (sorted.last?.position ?? -1) + 1)
+    var slots = [Int](repeating: -1, count: max(count, 0))
+    for (index, field) in sorted.enumerated() {
+      if names[field.name] != nil {
+        fail(field.name, "the field is declared twice; each name may appear once")
+      } else {
+        names[field.name] = index
+      }
+      if field.position >= 0 && field.position < slots.count {
+        if slots[field.position] >= 0 { fail(field.name, "slot \(field.position) is taken twice") }
+        slots[field.position] = index
+      } else {
+        fail(field.name, "slot \(field.position) is out of range")
+      }
+    }
+    self.slotCount = count
+    byName = names
+    bySlot = slots
+    let key = names[keyName].map { sorted[$0] }
+    primaryKey = key ?? Field(position: -1, name: keyName, type: .integer, isOptional: false)
+    if problem == nil {
+      problem = CollectionSchema.check(name: name, fields: sorted, key: key, keyName: keyName, slots: count)
+    }
+    self.problem = problem
+  }
+
+  /// The field called `name`, or `nil`.
+  public func field(named name: String) -> Field? {
+    byName[name].map { fields[$0] }
+  }
+
+  /// The field stored in `slot`, or `nil` for a free or retired slot.
+  func field(atSlot slot: Int) -> Field? {
+    guard slot >= 0, slot < bySlot.count, bySlot[slot] >= 0 else { return nil }
+    return fields[bySlot[slot]]
+  }
+
+  /// The declaration, or the first thing wrong with it.
+  public func validated() throws(SchemaError) -> CollectionSchema {
+    if let problem { throw problem }
+    return self
+  }
+
+  /// Whether both declare the same fields, key and indexes (slots aside).
+  func sameDeclaration(as other: CollectionSchema) -> Bool {
+    guard name == other.name, primaryKey.name == other.primaryKey.name, fields.count == other.fields.count
+    else { return false }
+    return fields.allSatisfy { field in
+      other.field(named: field.name).map { $0.sameDeclaration(as: field) && $0.indexes == field.indexes }
+        ?? false
+    }
+  }
+
+  public var description: String {
+    "\(name) (key \(primaryKey.name); \(fields.map(\.declarationText).joined(separator: ", ")))"
+  }
+
+  private static func check(name: String, fields: [Field], key: Field?, keyName: String, slots: Int)
+    -> SchemaError?
+  {
+    func fail(_ field: String?, _ message: String) -> SchemaError {
+      SchemaError(collection: name, field: field, message: message)
+    }
+    guard isValidCollectionName(name) else {
+      return fail(
+        nil,
+        "a collection name is 1 to \(maximumNameLength) letters, digits and '_', starting with a letter")
+    }
+    guard slots <= maximumSlots else {
+      return fail(nil, "\(slots) slots are more than the \(maximumSlots) a collection may use")
+    }
+    guard let key else {
+      return fail(
+        keyName,
+        "the primary key names no declared field; the fields are: \(fields.map(\.name).joined(separator: ", "))"
+      )
+    }
+    guard key.type == .integer || key.type == .string else {
+      return fail(
+        key.name,
+        "a primary key is an integer or a string (a UUID is stored as its string), not a \(key.type)")
+    }
+    guard !key.isOptional else {
+      return fail(key.name, "the primary key must not be optional: every record has one")
+    }
+    for field in fields {
+      if let problem = nameProblem(field.name) { return fail(field.name, problem) }
+      let disallowed = field.indexes.subtracting(field.type.allowedIndexes)
+      if !disallowed.isEmpty {
+        return fail(
+          field.name,
+          "a \(field.type) field cannot have a \(disallowed) index (it may have: \(field.type.allowedIndexes))"
+        )
+      }
+    }
+    // `owner` and `owner.login` cannot both be fields: in JSON, owner is either a value or an
+    // object holding login.
+    let names = Set(fields.map(\.name))
+    for field in fields {
+      var prefix = Substring(field.name)
+      while let dot = prefix.lastIndex(of: ".") {
+        prefix = prefix[..<dot]
+        if names.contains(String(prefix)) {
+          return fail(
+            field.name, "'\(prefix)' is a field too, so it cannot also be an object holding this one")
+        }
+      }
+    }
+    return nil
+  }
+
+  static func isValidCollectionName(_ name: String) -> Bool {
+    guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= maximumNameLength,
+      first.isASCIILetter
+    else { return false }
+    return name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" }
+  }
+
+  /// Why `name` cannot name a field, or `nil`: dotted parts of letters, digits and `_`, each
+  /// starting with a letter or `_`, and not a word of the query language.
+  static func nameProblem(_ name: String) -> String? {
+    guard !name.isEmpty, name.count <= maximumNameLength * 2 else {
+      return "a field name is 1 to \(maximumNameLength * 2) characters"
+    }
+    for part in name.split(separator: ".", omittingEmptySubsequences: false) {
+      guard let first = part.unicodeScalars.first, first.isASCIILetter || first == "_",
+        part.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" })
+      else {
+        return "a field name is dotted parts of letters, digits and '_', each starting with a letter or '_'"
+      }
+    }
+    if Token.reservedWords.contains(name.uppercased()) {
+      return "'\(name)' is a word of the query language and cannot name a field"
+    }
+    return nil
+  }
+}
+
+extension Unicode.Scalar {
+  var isASCIILetter: Bool { (value >= 0x41 && value <= 0x5A) || (value >= 0x61 && value <= 0x7A) }
+  var isASCIIDigit: Bool { value >= 0x30 && value <= 0x39 }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import LiveLog
+
+let ingestCommand = Command(
+  name: "ingest",
+  summary: "add repositories from search responses, JSON arrays, NDJSON or CSV",
+  help: """
+    usage: livelog ingest [--collection NAME] [--batch N] [--format text|json] [--input-format FORMAT]
+                          [--durability durable|no-meta-sync|no-sync] [--every-version]
+                          [--progress-lsn] FILE...
+
+    Reads each FILE (- for standard input) and commits its mutations: a search-API response
+    ({"items": [...]}), a JSON array of records, NDJSON whose lines are records,
+    {"upsert": {...}} or {"delete": KEY}, or CSV whose header names fields. Records are
+    repositories (GitHub's API objects), or with --collection objects shaped by that
+    collection's schema (see `livelog collection`); KEY is the primary key's JSON value.
+
+    Every input is checked completely before anything is committed: a malformed record stops the
+    ingest with exit status 2, a message naming file, line, column and field, and nothing written.
+    Each file is one atomic commit, or with --batch N each run of N mutations. Within a commit
+    the last mutation on a key wins; an upsert identical to the stored record writes no event.
+
+    options:
+      --collection NAME    the collection to ingest into (default: repositories)
+      --batch N            commit every N mutations instead of once per file
+      --format text|json   the summary as text (default) or one JSON object with first_lsn,
+                           last_lsn, inserted, updated, unchanged, deleted, commits
+      --input-format F     search-response, array, ndjson or csv (default: detected)
+      --durability D       durable (default: fsync every commit), no-meta-sync, or no-sync
+                           (fastest; an operating-system crash may lose recent commits)
+      --every-version      commit every input's version of a record, even when a later
+                           input of this ingest replaces it (to record observations as history)
+      --progress-lsn       print each commit's last LSN on its own line as soon as it is
+                           committed (before the summary), for drivers that must know what
+                           was acknowledged when the ingest is interrupted
+
+    A commit that fails (a full disk, the map limit of --max-map-size) writes nothing: the
+    commits before it are kept, and the message names them.
+    """,
+  run: { arguments, context in
+    let collection = try CollectionOption(&arguments)
+    let batchSize = try arguments.integer("--batch", in: 1...10_000_000)
+    let format = try arguments.choice("--format", ["text", "json"]) ?? "text"
+    let inputFormat = try arguments.choice("--input-format", InputFormat.allCases.map(\.rawValue))
+      .flatMap(InputFormat.init(rawValue:))
+    let durability = try arguments.choice("--durability", ["durable", "no-meta-sync", "no-sync"])
+    let everyVersion = arguments.flag("--every-version")
+    let progressLSN = arguments.flag("--progress-lsn")
+    let paths = try arguments.remaining()
+    guard !paths.isEmpty else {
+      throw UsageError(message: "ingest needs at least one FILE (- for standard input)")
+    }
+
+    var options = StoreOptions()
+    switch durability {
+    case "no-meta-sync": options.durability = .noMetaSync
+    case "no-sync": options.durability = .noSync
+    default: options.durability = .durable
+    }
+    // Repositories are read without the store, which is opened (and created) only once the
+    // input has passed its checks; another collection's schema is the store's.
+    var opened: Store?
+    if !collection.isRepositories { opened = try context.openStore(durability: options) }
+    let input = try opened.map { try collection.input(in: $0) } ?? RecordInput(Repository.self)
+
+    // Check everything before writing anything.
+    let files = try paths.map { try RecordFile(path: $0, format: inputFormat) }
+    let totalBytes = files.reduce(0) { $0 + $1.byteCount }
+    let checking = ProgressBar("checking", total: totalBytes)
+    var kept: [[Mutation]?] = []
+    var keptCount = 0
+    var checkedBytes = 0
+    // The position, in the whole input stream, of the last mutation of each key.
+    var lastPosition: [PrimaryKey?: Int] = [:]
+    var position = 0
+    for file in files {
+      var mutations: [Mutation] = []
+      var keep = keptCount < 500_000
+      try file.forEachMutation(for: input) { mutation, bytesRead in
+        lastPosition[mutation.key] = position
+        position += 1
+        if keep {
+          mutations.append(mutation)
+          if keptCount + mutations.count >= 500_000 {
+            keep = false
+            mutations = []
+          }
+        }
+        checking.update(checkedBytes + bytesRead)
+      }
+      checkedBytes += file.byteCount
+      kept.append(keep ? mutations : nil)
+      if keep { keptCount += mutations.count }
+    }
+    checking.finish()
+
+    let store = try opened ?? context.openStore(durability: options)
+    let writing = ProgressBar("ingesting", total: totalBytes)
+    var total = CommitSummary()
+    var lines: [String] = []
+    var writtenBytes = 0
+    context.output.lineBuffered = progressLSN
+    position = 0
+    /// Whether a later mutation of this ingest replaces the one at `position`.
+    func isSuperseded(_ mutation: Mutation) -> Bool {
+      defer { position += 1 }
+      return !everyVersion && lastPosition[mutation.key] != position
+    }
+    for (index, file) in files.enumerated() {
+      var fileSummary = CommitSummary()
+      func commit(_ mutations: [Mutation]) throws {
+        switch Result(catching: { try store.write(mutations) }) {
+        case .success(let summary):
+          fileSummary.accumulate(summary)
+          if progressLSN, let last = summary.lastLSN { context.output.line("\(last)") }
+        case .failure(let error):
+          var done = total
+          done.accumulate(fileSummary)
+          var message = "error: \(error)"
+          if let first = done.firstLSN, let last = done.lastLSN {
+            let plural = done.commits == 1 ? "" : "s"
+            message +=
+              "\nthe \(done.commits) earlier commit\(plural) of this ingest (LSN \(first)–\(last)) are kept; "
+              + "the failed commit of \(mutations.count) mutations wrote nothing."
+          } else if !(error is StoreError) {
+            // A StoreError says itself that nothing of the commit was written.
+            message += "\nnothing was written."
+          }
+          throw ExitStatus(status: 1, message: message)
+        }
+      }
+      if let mutations = kept[index], batchSize == nil {
+        try commit(mutations.filter { !isSuperseded($0) })
+      } else {
+        var pending: [Mutation] = []
+        let limit = batchSize ?? Int.max
+        try file.forEachMutation(for: input) { mutation, bytesRead in
+          if isSuperseded(mutation) { return }
+          pending.append(mutation)
+          if pending.count >= limit {
+            try commit(pending)
+            pending.removeAll(keepingCapacity: true)
+            writing.update(writtenBytes + bytesRead, detail: "\(grouped(fileSummary.events)) events")
+          }
+        }
+        if !pending.isEmpty { try commit(pending) }
+      }
+      writtenBytes += file.byteCount
+      writing.update(writtenBytes, detail: "\(grouped(total.events + fileSummary.events)) events")
+      total.accumulate(fileSummary)
+      lines.append("\(TerminalSafe.escaped(file.source)): \(describe(fileSummary))")
+    }
+    if options.durability != .durable { try store.sync() }
+    writing.finish()
+
+    let version = try store.version()
+    let count = try store.count(in: collection.name)
+    if format == "json" {
+      var object: [String] = []
+      object.append("\"first_lsn\":\(total.firstLSN.map(String.init) ?? "null")")
+      object.append("\"last_lsn\":\(total.lastLSN.map(String.init) ?? "null")")
+      object.append("\"inserted\":\(total.inserted)")
+      object.append("\"updated\":\(total.updated)")
+      object.append("\"unchanged\":\(total.unchanged)")
+      object.append("\"deleted\":\(total.deleted)")
+      object.append("\"commits\":\(total.commits)")
+      object.append("\"version\":\(version)")
+      context.output.line("{" + object.joined(separator: ",") + "}")
+    } else {
+      for line in lines { context.output.line(line) }
+      if files.count > 1 { context.output.line("total: \(describe(total))") }
+      let plural = total.commits == 1 ? "" : "s"
+      let records = collection.isRepositories ? "repositories" : "records in \(collection.name)"
+      context.output.line(
+        "\(total.commits) commit\(plural); store version \(version); \(grouped(count)) \(records)")
+    }
+    return 0
+  }
+)
+
+private func describe(_ summary: CommitSummary) -> String {
+  var text =
+    "\(grouped(summary.inserted)) inserted, \(grouped(summary.updated)) updated, "
+    + "\(grouped(summary.unchanged)) unchanged, \(grouped(summary.deleted)) deleted"
+  if let first = summary.firstLSN, let last = summary.lastLSN {
+    text += first == last ? " (LSN \(first))" : " (LSN \(first)–\(last))"
+  } else {
+    text += " (no events)"
+  }
+  return text
+}

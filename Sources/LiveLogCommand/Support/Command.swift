@@ -1,0 +1,45 @@
+import LiveLog
+
+/// What every command gets: the store's directory, its map limit and the buffered output.
+struct CommandContext {
+  var storePath: String
+  /// `--max-map-size`: the largest the store's map may grow to, or nil for no limit.
+  var maximumMapSize: Int? = nil
+  var output: Output
+
+  /// Opens the store, read-only when the command only reads. A store of an older format is
+  /// upgraded first (which takes one write), with a note on standard error.
+  func openStore(readOnly: Bool = false, durability: StoreOptions? = nil) throws -> Store {
+    var options = durability ?? StoreOptions()
+    options.readOnly = readOnly
+    if let maximumMapSize { options.maximumMapSize = maximumMapSize }
+    let store: Store
+    do {
+      store = try Store(directory: storePath, options: options)
+    } catch StoreError.upgradeRequired(_, let found) {
+      printError("note: upgrading \(storePath) from format \(found) to the current format (one transaction)")
+      var writable = options
+      writable.readOnly = false
+      writable.progress = { printError("  \($0)") }
+      // Opened and closed before the read-only open: one environment per process at a time.
+      _ = try Store(directory: storePath, options: writable)
+      store = try Store(directory: storePath, options: options)
+    }
+    if store.isUnlocked {
+      printError(
+        "note: \(storePath) is not writable by this user: reading without LMDB's lock file, which is "
+          + "safe only while no other process writes the store")
+    }
+    return store
+  }
+}
+
+/// A subcommand of `livelog`.
+struct Command: Sendable {
+  var name: String
+  /// One line for `livelog --help`.
+  var summary: String
+  /// The full help of `livelog NAME --help`.
+  var help: String
+  var run: @Sendable (inout Arguments, CommandContext) throws -> Int32
+}

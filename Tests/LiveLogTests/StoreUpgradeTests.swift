@@ -1,0 +1,102 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import LiveLog
+
+/// A store written by the code of format 1 (kept in Tests/Fixtures/stores/format-1) opens under
+/// format 2: upgraded in place, in one transaction, with the same answers and the same log.
+@Suite struct StoreUpgradeTests {
+  static let fixture = Fixtures.root.deletingLastPathComponent().appendingPathComponent("stores/format-1")
+
+  /// A copy of the fixture store, which the test may change.
+  static func copy(into directory: TemporaryDirectory) throws -> String {
+    let path = directory.child("store")
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    for name in ["data.mdb", "LIVELOG"] {
+      try FileManager.default.copyItem(
+        atPath: fixture.appendingPathComponent(name).path,
+        toPath: (path as NSString).appendingPathComponent(name))
+    }
+    return path
+  }
+
+  static func lines(_ name: String) throws -> [String] {
+    try String(contentsOf: fixture.appendingPathComponent(name), encoding: .utf8).split(separator: "\n").map(
+      String.init)
+  }
+
+  /// The field values of the records in an NDJSON file the format-1 code wrote, read as they were
+  /// written (without `Repository.complete`, which fills in what inputs leave out).
+  static func values(_ name: String) throws -> [[FieldValue]] {
+    let file = try RecordFile(path: fixture.appendingPathComponent(name).path)
+    return try file.mutations(for: RecordInput(schema: Repository.schema.declaration)).compactMap {
+      $0.record?.values
+    }
+  }
+
+  @Test func aStoreOfFormatOneIsUpgradedInPlaceAndAnswersAsBefore() throws {
+    let directory = try TemporaryDirectory()
+    let path = try Self.copy(into: directory)
+    // Read-only opens cannot upgrade, and say how to.
+    var readOnly = StoreOptions()
+    readOnly.readOnly = true
+    #expect(throws: StoreError.upgradeRequired(path: path, found: 1)) {
+      try Store(directory: path, options: readOnly)
+    }
+    let progress = ProgressLog()
+    var options = StoreOptions()
+    options.progress = { progress.add($0) }
+    let store = try Store(directory: path, options: options)
+    #expect(!progress.steps.isEmpty && progress.steps.allSatisfy { $0.step == .upgrading })
+    #expect(try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains("format 2"))
+    // The log is untouched: the same 336 events, read as repositories at schema version 1.
+    #expect(try store.version() == 336)
+    let events = try store.events()
+    #expect(
+      events.count == 336 && events.allSatisfy { $0.collection == "repositories" && $0.schemaVersion == 1 })
+    #expect(try store.schemaHistory(of: "repositories").map(\.lsn) == [0])
+    // The answers the format-1 code gave.
+    let all = try store.objects(Repository.self)
+    #expect(all.map(\.fieldValues) == (try Self.values("all.ndjson")))
+    let asOf = try store.results(in: "repositories", try Query(parsing: "language == 'Assembly'"), asOf: 60)
+    #expect(try asOf.indices.map { try asOf.record(at: $0).json } == Self.lines("assembly-as-of-60.ndjson"))
+    let tetris = try store.results(
+      try Query(parsing: "full_name CONTAINS[c] 'tetris'").sorted(by: "stargazers_count", ascending: false))
+    let stored =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: Self.fixture.appendingPathComponent("tetris-by-stars.json")))
+      as? [[String: Any]]
+    #expect(try tetris.ids() == (stored ?? []).compactMap { ($0["id"] as? NSNumber)?.int64Value })
+    // The rebuilt state equals the upgraded one, and the store takes new writes.
+    #expect(try store.verify().passed)
+    var repository = Repository(id: 5, fullName: "new/five")
+    repository.createdAt = Timestamp(secondsSince1970: 1_600_000_000, nanoseconds: 5)
+    #expect(try store.write([.upsert(repository)]).firstLSN == 337)
+    #expect(try store.results(try Query(parsing: "created_at > 2020-09-13T12:26:40Z")).ids().contains(5))
+    #expect(try store.verify().passed)
+  }
+
+  @Test func anExportOfFormatOneImportsIntoANewStoreAsTheSameLog() throws {
+    let directory = try TemporaryDirectory()
+    let path = try Self.copy(into: directory)
+    let upgraded = try Store(directory: path)
+    let fresh = try Store(directory: directory.child("fresh"))
+    let file = try RecordFile(
+      path: Self.fixture.appendingPathComponent("export.ndjson").path, format: .ndjson)
+    #expect(try fresh.importEvents(from: file).appended == 336)
+    #expect(try fresh.digest() == upgraded.digest())
+    var a: [[UInt8]] = []
+    var b: [[UInt8]] = []
+    try upgraded.export { a.append($0) }
+    try fresh.export { b.append($0) }
+    #expect(a == b)
+  }
+}
+
+/// Progress reports, kept for the test.
+final class ProgressLog: Sendable {
+  private let log = Mutex<[StoreProgress]>([])
+  func add(_ progress: StoreProgress) { log.withLock { $0.append(progress) } }
+  var steps: [StoreProgress] { log.withLock { $0 } }
+}
