@@ -7,15 +7,7 @@ import Testing
 /// nulled or shifted, and no one would know. Each error names file, line and column.
 @Suite struct CSVStrictnessTests {
   private func inputError(_ text: String, source: String = "repos.csv") -> InputError? {
-    do {
-      _ = try RecordFile(source: source, bytes: Array(text.utf8)).mutations(of: Repository.self)
-      return nil
-    } catch let error as InputError {
-      return error
-    } catch {
-      Issue.record("unexpected error \(error)")
-      return nil
-    }
+    RecordFile.inputError(text, source: source)
   }
 
   private func records(_ text: String) throws -> [Repository] {
