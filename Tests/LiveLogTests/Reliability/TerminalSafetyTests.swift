@@ -101,4 +101,39 @@ import Testing
         == "line one\nline \\u{1B}two")
     #expect(ControlEscaping.escaped("日本語 é 😀") == "日本語 é 😀")
   }
+
+  /// A collection of another type prints its own keys and text (`log`, a `query` table, `diff`):
+  /// a string key or a title with an escape sequence or a line break must not reach the terminal
+  /// either.
+  @Test func anotherCollectionsKeysAndTextAreEscapedToo() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    #expect(
+      try tool.run(["collection", "create", "apps", "--schema", Fixtures.apps("apps.schema.json")]).status
+        == 0)
+    let hostile = #"\u001b[2J\u001b]8;;http://evil.example/\u0007click\u001b]8;;\u0007\r\nforged\u009b31m"#
+    let input = directory.child("apps.ndjson")
+    try Reliability.write(
+      #"{"url": "https://a.example/\#(hostile)", "title": "A \#(hostile)", "stars": 1}"# + "\n"
+        + #"{"url": "https://b.example/\#(hostile)", "title": "B \#(hostile)", "stars": 2}"# + "\n",
+      to: input)
+    let ingested = try tool.run(["ingest", "--collection", "apps", input])
+    #expect(ingested.status == 0, "\(ingested.stderr)")
+    let version = try Reliability.version(tool)
+    let outputs: [(String, [String], Bool)] = [
+      ("log", ["log", "--collection", "apps"], true),
+      ("query table", ["query", "--collection", "apps", "stars > 0"], false),
+      ("query table, sorted", ["query", "--collection", "apps", "stars > 0", "--sort", "title"], false),
+      ("diff", ["diff", "--collection", "apps", "stars > 0", "--from", "1", "--to", "\(version)"], false),
+    ]
+    for (name, arguments, tabs) in outputs {
+      let result = try tool.run(arguments)
+      #expect(result.status == 0, "\(name): \(result.stderr)")
+      #expect(Self.controls(result.stdout + result.stderr, tabs: tabs).isEmpty, "\(name): \(result.stdout)")
+      #expect(result.stdout.contains("\\u{1B}]8;;http://evil.example/"), "\(name): the sequence is shown")
+    }
+    // One line per record: the schema event and the two records; no forged line.
+    let log = try tool.run(["log", "--collection", "apps"])
+    #expect(log.stdout.split(separator: "\n").count == 3, "\(log.stdout)")
+  }
 }
