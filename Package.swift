@@ -37,7 +37,7 @@ let package = Package(
     .testTarget(
       name: "ChangesetsTests", dependencies: ["Changesets", "TestSupport"], swiftSettings: strictSettings),
     .testTarget(
-      name: "LiveLogTests", dependencies: ["LiveLog", "TestSupport"], swiftSettings: strictSettings),
+      name: "LiveLogTests", dependencies: ["LiveLog", "LMDB", "TestSupport"], swiftSettings: strictSettings),
     // An app's record types through the public API only (no @testable import).
     .testTarget(
       name: "RecordTypesTests", dependencies: ["LiveLog", "Changesets", "TestSupport"],

@@ -56,7 +56,14 @@ if [ -z "$livelog" ]; then
 fi
 [ -x "$livelog" ] || { echo "crash-harness: no livelog binary (build it, or give --livelog PATH)" >&2; exit 2; }
 if [ -z "$work" ]; then work=$(mktemp -d "${TMPDIR:-/tmp}/livelog-crash.XXXXXX"); else mkdir -p "$work"; fi
-[ "$keep" = 1 ] || trap 'rm -rf "$work"' EXIT
+witness= reader= writer=
+# Every process the harness starts ends with it, however it ends (a failure, an interrupt).
+cleanup() {
+  for pid in $witness $reader $writer; do kill -KILL "$pid" 2> /dev/null; wait "$pid" 2> /dev/null; done
+  [ "$keep" = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
 RANDOM=$seed
 mkfifo "$work/reader.fifo"
 exec 3<> "$work/reader.fifo" # held open, never read
@@ -112,10 +119,12 @@ for mode in $modes; do
     fi
     wait "$writer" 2> /dev/null
     exit_status=$?
+    writer=
     # The kill window follows the writer's latest full run (it slows as the store grows).
     [ "$exit_status" = 0 ] && window=$(($(now_ms) - started))
     kill -KILL "$reader" 2> /dev/null
     wait "$reader" 2> /dev/null
+    reader=
     case $exit_status in
       137) kill_count=$((kill_count + 1)) ;;
       0) completed=$((completed + 1)) ;;
@@ -180,6 +189,7 @@ for mode in $modes; do
   done
   kill -KILL "$witness" 2> /dev/null
   wait "$witness" 2> /dev/null
+  witness=
   events=$(json_field events "$work/stats.json")
   echo "RESULT mode=$mode kills=$kill_count completed=$completed rounds=$round acknowledged=$acknowledged" \
     "lost=$lost committed_unacknowledged=$in_flight version=${version:-0} events=${events:-0}" \

@@ -42,6 +42,12 @@ public struct GitHubSearchConfiguration: Sendable {
     return configuration
   }
 
+  /// Whether `host` is this machine's loopback address by name or number.
+  static func isLoopback(_ host: String) -> Bool {
+    let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    return host == "localhost" || host == "::1" || host == "127.0.0.1"
+  }
+
   /// Checks what a request will need, so that a bad setting fails before any network use with a
   /// message naming the setting.
   func validated() throws(GitHubSearchError) -> GitHubSearchConfiguration {
@@ -54,6 +60,12 @@ public struct GitHubSearchConfiguration: Sendable {
     if let token, token.isEmpty || token.unicodeScalars.contains(where: { !$0.isASCII || $0.value < 0x21 }) {
       throw .invalidConfiguration(
         reason: "the token holds spaces or characters outside ASCII; check GITHUB_TOKEN")
+    }
+    // A token travels in the clear over http: only to this machine, for tests and local mirrors.
+    if token != nil, scheme == "http", !GitHubSearchConfiguration.isLoopback(baseURL.host ?? "") {
+      throw .invalidConfiguration(
+        reason: "the token would travel unencrypted to \(baseURL.absoluteString); use an https base URL, "
+          + "or unset GITHUB_TOKEN (plain http takes a token only to 127.0.0.1, localhost or ::1)")
     }
     guard timeout > 0 else {
       throw .invalidConfiguration(reason: "the timeout must be more than 0 seconds, not \(timeout)")

@@ -7,12 +7,14 @@ public import Foundation
 /// The network transport: a `URLSession` data task per request.
 public struct URLSessionTransport: HTTPTransport {
   /// A session that keeps no HTTP cache, so that a 304 reaches the client (which keeps the ETags)
-  /// instead of being turned into a 200 from a cache the client does not know of.
+  /// instead of being turned into a 200 from a cache the client does not know of, and whose
+  /// redirects to another origin drop the token (`RedirectGuard`). A session of your own should
+  /// have a `RedirectGuard` as its delegate too.
   public static let uncachedSession: URLSession = {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.urlCache = nil
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    return URLSession(configuration: configuration)
+    return URLSession(configuration: configuration, delegate: RedirectGuard(), delegateQueue: nil)
   }()
 
   private let session: URLSession

@@ -62,9 +62,15 @@ public final class Environment: @unchecked Sendable {
   }
 
   init(opening path: String, options: EnvironmentOptions, registeredAs key: String) throws {
+    // LMDB maps the file on the word of its meta page: check first what it does not.
+    let dataPath = path + "/data.mdb"
+    if let health = (try? DataFileHealth.examineSettled(path: dataPath)) ?? nil, let damage = health.damage {
+      throw LMDBError(code: LMDBError.damagedFileCode, operation: "open(\(dataPath))", message: damage)
+    }
     do {
-      (handle, staleReadersCleared) = try Environment.open(path: path, options: options, withoutLock: false)
-      isUnlocked = false
+      (handle, staleReadersCleared) = try Environment.openRetryingInvalidatedLock(
+        path: path, options: options, withoutLock: options.withoutLock)
+      isUnlocked = options.withoutLock
     } catch let error as LMDBError where options.readOnly && error.isAccessDenied {
       (handle, staleReadersCleared) = try Environment.open(path: path, options: options, withoutLock: true)
       isUnlocked = true
@@ -85,6 +91,13 @@ public final class Environment: @unchecked Sendable {
           "this process has it open read-only, and one environment serves a directory per process; "
           + "close the read-only store first (release every value that uses it), or open it for writing first"
       )
+    }
+    if options.withoutLock != requested.withoutLock {
+      throw LMDBError(
+        code: LMDBError.alreadyOpenCode, operation: "open(\(path))",
+        message: options.withoutLock
+          ? "this process has it open without LMDB's lock file (for maintenance that holds it alone); wait for that to end"
+          : "this process has it open with LMDB's lock file, and it cannot also be opened without; close it first")
     }
     if requested.maxDatabases > options.maxDatabases {
       throw LMDBError(
@@ -129,6 +142,30 @@ public final class Environment: @unchecked Sendable {
     }
   }
 
+  /// `open`, again after a short wait when LMDB finds the lock file invalid while the data file
+  /// is sound: `ExclusiveAccess` invalidates the lock file of the environment it held, so that a
+  /// process that waited for it to end starts afresh from the lock file instead of trusting
+  /// figures of the file that was there before.
+  private static func openRetryingInvalidatedLock(
+    path: String, options: EnvironmentOptions, withoutLock: Bool
+  )
+    throws -> (OpaquePointer, Int)
+  {
+    var attempt = 0
+    while true {
+      do {
+        return try open(path: path, options: options, withoutLock: withoutLock)
+      } catch let error as LMDBError where (error.code == MDB_INVALID || error.code == EINVAL) && attempt < 50
+      {
+        guard let health = (try? DataFileHealth.examine(path: path + "/data.mdb")) ?? nil,
+          health.damage == nil
+        else { throw error }
+        attempt += 1
+        usleep(UInt32(10_000 + 1_000 * attempt))
+      }
+    }
+  }
+
   private static func open(path: String, options: EnvironmentOptions, withoutLock: Bool) throws -> (
     OpaquePointer, Int
   ) {
@@ -144,7 +181,9 @@ public final class Environment: @unchecked Sendable {
       var flags = UInt32(MDB_NOTLS) | options.durability.environmentFlags
       if options.readOnly { flags |= UInt32(MDB_RDONLY) }
       if withoutLock { flags |= UInt32(MDB_NOLOCK) }
+      mdb_env_set_assert(pointer, LMDBAssertion.callback)
       try check(mdb_env_open(pointer, path, flags, mode_t(options.fileMode)), "mdb_env_open(\(path))")
+      if withoutLock { return (pointer, 0) }
       var dead: Int32 = 0
       try check(mdb_reader_check(pointer, &dead), "mdb_reader_check")
       return (pointer, Int(dead))

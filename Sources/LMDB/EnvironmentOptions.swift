@@ -23,6 +23,11 @@ public struct EnvironmentOptions: Sendable, Hashable {
   /// Opens without write access (`MDB_RDONLY`): writes fail with `EACCES`.
   public var readOnly: Bool = false
 
+  /// Opens without LMDB's lock file (`MDB_NOLOCK`), for a process that already holds the
+  /// environment exclusively (see `ExclusiveAccess`). **Risk:** without the lock, nothing keeps
+  /// another process that opens the environment from reading or writing beside this one.
+  public var withoutLock: Bool = false
+
   /// Permissions of newly created files.
   public var fileMode: UInt32 = 0o644
 

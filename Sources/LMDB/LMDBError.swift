@@ -47,6 +47,11 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The directory's environment is already open in this process in a way that cannot serve the
   /// open asked for (read-only for a writer, or with fewer databases).
   public var isAlreadyOpen: Bool { code == LMDBError.alreadyOpenCode }
+  /// The data file is damaged in a way LMDB does not check (see `DataFileHealth`); `message`
+  /// names the damage.
+  public var isDamagedFile: Bool { code == LMDBError.damagedFileCode }
+  /// Another process has the environment open, so it cannot be held exclusively (`ExclusiveAccess`).
+  public var isInUse: Bool { code == LMDBError.inUseCode }
 
   /// This layer's code for a write that would need a map beyond the configured maximum.
   /// It lies outside LMDB's range (-30799 ... -30780) and outside `errno` values.
@@ -54,7 +59,11 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
   /// This layer's code for a value too large for a key or a malformed argument.
   public static let invalidArgumentCode: Int32 = -30_701
   /// This layer's code for an environment already open in this process that cannot serve an open.
-  public static let alreadyOpenCode: Int32 = -30_702
+  public static let alreadyOpenCode: Int32 = -30_704
+  /// This layer's code for a data file that must not be mapped: truncated, or with a damaged meta page.
+  public static let damagedFileCode: Int32 = -30_702
+  /// This layer's code for an environment other processes have open, which was to be held alone.
+  public static let inUseCode: Int32 = -30_703
 }
 
 /// Turns an LMDB return code into a thrown `LMDBError`.

@@ -56,6 +56,13 @@ enum OpenEnvironments {
     }
   }
 
+  /// Whether this process has the environment of `path` open (for `ExclusiveAccess`, which must
+  /// refuse one without opening its lock file).
+  static func contains(_ path: String) -> Bool {
+    let key = realPath(path)
+    return entries.withLock { $0[key] != nil }
+  }
+
   /// `path` with symlinks resolved; `path` itself when it cannot be resolved.
   static func realPath(_ path: String) -> String {
     guard let resolved = realpath(path, nil) else { return path }

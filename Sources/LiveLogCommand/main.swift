@@ -16,6 +16,7 @@ let commands: [Command] = [
   logCommand,
   replayCommand,
   verifyCommand,
+  salvageCommand,
   exportCommand,
   importCommand,
   statsCommand,
@@ -76,12 +77,14 @@ func run() -> Int32 {
         raw.removeFirst()
       }
       guard let size = byteCount(text), size >= 64 << 10 else {
-        printError("error: --max-map-size takes a size of at least 64K (bytes, or 64M, 2G), not '\(text)'")
+        printError(
+          "error: --max-map-size takes a size of at least 64K (bytes, or 64M, 2G), not '\(ControlEscaping.excerpt(text))'"
+        )
         return 2
       }
       maximumMapSize = size
     } else {
-      printError("error: unknown option \(first)\n\n\(toolHelp)")
+      printError("error: unknown option \(ControlEscaping.excerpt(first))\n\n\(toolHelp)")
       return 2
     }
   }
@@ -90,7 +93,7 @@ func run() -> Int32 {
     return 2
   }
   guard let command = commands.first(where: { $0.name == name }) else {
-    printError("error: unknown command '\(name)'\n\n\(toolHelp)")
+    printError("error: unknown command '\(ControlEscaping.excerpt(name))'\n\n\(toolHelp)")
     return 2
   }
   var arguments = Arguments(raw.dropFirst())
@@ -98,6 +101,7 @@ func run() -> Int32 {
     print(command.help)
     return 0
   }
+  FaultReport.install(storePath: storePath)
   let output = Output()
   defer { output.flush() }
   do {

@@ -24,6 +24,8 @@ import Testing
     let pipe = Pipe()
     watch.standardOutput = pipe
     try watch.run()
+    // Ended on every way out: a throw below would leave it waiting for --until forever.
+    defer { if watch.isRunning { Reliability.kill9(watch) } }
     Thread.sleep(forTimeInterval: 0.5)
     let ingest = try tool.run([
       "ingest", "--format", "json", "--every-version", Fixtures.searchResponse("11"),

@@ -9,15 +9,7 @@ import Testing
   }
 
   private func inputError(_ text: String, source: String = "input.ndjson") -> InputError? {
-    do {
-      _ = try RecordFile(source: source, bytes: Array(text.utf8)).mutations()
-      return nil
-    } catch let error as InputError {
-      return error
-    } catch {
-      Issue.record("unexpected error \(error)")
-      return nil
-    }
+    RecordFile.inputError(text, source: source)
   }
 
   @Test func everySearchResponseDecodesAcrossAPIEras() throws {

@@ -138,7 +138,8 @@ enum LogExport {
           : try catalog.entries.values.first { $0.name == collectionName }
             ?? { () throws(InputError) -> ReplayCatalog.Entry in
               throw locator.error(
-                at: 0, field: "collection", "'\(collectionName.prefix(40))' has no schema event before it")
+                at: 0, field: "collection",
+                "'\(ControlEscaping.excerpt(collectionName))' has no schema event before it")
             }()
         guard let schema = entry.versions.first(where: { $0.version == schemaVersion })?.schema else {
           throw locator.error(
@@ -163,7 +164,8 @@ enum LogExport {
           change = .delete(key)
         default:
           throw locator.error(
-            at: 0, field: "op", "expected \"upsert\", \"delete\" or \"schema\", found \"\(op.prefix(20))\"")
+            at: 0, field: "op",
+            "expected \"upsert\", \"delete\" or \"schema\", found \"\(ControlEscaping.excerpt(op))\"")
         }
         let event = Event(
           lsn: UInt64(lsn), time: time, collection: collectionName, schemaVersion: schemaVersion,
@@ -259,12 +261,7 @@ extension Store {
         reason:
           "the store ends at \(version): importing from \(first.lsn) would leave a gap; nothing was written")
     }
-    var start = 0
-    while start < fresh.count {
-      let end = min(start + Replayer.eventsPerTransaction, fresh.count)
-      try EventApplier(target: self).apply(Array(fresh[start..<end]))
-      start = end
-    }
+    try appendRawEvents(fresh)
     summary.appended = fresh.count
     summary.version = try self.version()
     return summary

@@ -35,8 +35,10 @@ extension Store {
     }
   }
 
-  /// Rebuilds the state from the log in a scratch directory (`scratchParent`, by default the
-  /// system's temporary directory) and compares it with the live state, entry by entry.
+  /// Rebuilds the state from the log in a scratch store (under `scratchParent`, by default the
+  /// system's temporary directory; its directory is removed as soon as the store is open, so
+  /// that nothing is left behind however the process ends) and compares it with the live state,
+  /// entry by entry.
   ///
   /// Everything is as of one snapshot of the live store, taken first: the log is checked, replayed
   /// and compared up to that snapshot's version, so commits that other threads or processes make
@@ -47,12 +49,17 @@ extension Store {
     let (live, state) = try makeSnapshot()
     let version = try live.read { try log.lastLSN($0) }
     let events = try checkLog(in: live) { progress("checking the log", $0, $1) }
-    let parent = scratchParent.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
-    let scratch = parent.appendingPathComponent("livelog-verify-\(UUID().uuidString)").path
-    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let parent = scratchParent ?? FileManager.default.temporaryDirectory.path
+    ScratchDirectories.sweep(in: parent, prefix: "livelog-verify-")
+    let scratch = ScratchDirectories.path(in: parent, prefix: "livelog-verify-")
     var scratchOptions = StoreOptions()
     scratchOptions.durability = .noSync
-    let rebuilt = try replay(into: scratch, through: version, options: scratchOptions) {
+    scratchOptions.mapSize = max(scratchOptions.mapSize, environment.info.mapSize)
+    let rebuilt = try Store(directory: scratch, options: scratchOptions)
+    // Gone from the directory before the replay starts: a verify killed at any moment leaves no
+    // scratch store behind.
+    ScratchDirectories.detach(scratch)
+    try Replayer(source: self, target: rebuilt).run(through: version) {
       progress($0.description, $0.completed, $0.total)
     }
     return VerificationReport(
@@ -61,33 +68,17 @@ extension Store {
   }
 
   /// Rebuilds the store in `directory` from its log and swaps the rebuilt state in, for a store
-  /// whose materialized state (records or indexes) is damaged. The live files change only once the
-  /// rebuild is complete; the old data file is kept beside it as `data.mdb.before-repair`.
+  /// whose materialized state (records or indexes) is damaged. The old data file is kept beside
+  /// it as `data.mdb.before-repair`.
   ///
-  /// No other process may have the store open while it runs.
+  /// Crash-atomic: killed at any moment, the store holds either its old data file or the rebuilt
+  /// one, both complete. It refuses to start while another process has the store open
+  /// (`StoreError.inUse`), and processes that open the store meanwhile wait for it. See
+  /// `InPlaceRepair`.
   public static func repair(
     directory: String, options: StoreOptions = StoreOptions(),
     progress: (ReplayProgress) -> Void = { _ in }
   ) throws -> StateDigest {
-    let manager = FileManager.default
-    let root = URL(fileURLWithPath: directory)
-    let scratch = root.appendingPathComponent(".rebuild-\(UUID().uuidString)")
-    defer { try? manager.removeItem(at: scratch) }
-    var scratchOptions = options
-    scratchOptions.durability = .noSync
-    do {
-      let live = try Store(directory: directory, options: options)
-      _ = try live.checkLog()
-      let rebuilt = try live.replay(into: scratch.path, options: scratchOptions, progress: progress)
-      try rebuilt.sync()
-    }
-    let data = root.appendingPathComponent("data.mdb")
-    let kept = root.appendingPathComponent("data.mdb.before-repair")
-    try? manager.removeItem(at: kept)
-    try manager.moveItem(at: data, to: kept)
-    try manager.moveItem(at: scratch.appendingPathComponent("data.mdb"), to: data)
-    // The old lock file describes readers of the old file.
-    try? manager.removeItem(at: root.appendingPathComponent("lock.mdb"))
-    return try Store(directory: directory, options: options).digest()
+    try InPlaceRepair(directory: directory, options: options).run(progress: progress)
   }
 }

@@ -33,16 +33,21 @@ struct CSVRecords {
       throw InputError(
         source: source, line: 1,
         message: "the header has no '\(schema.primaryKey.name)' column (the primary key of \(schema.name)): "
-          + "\(header.cells.prefix(12))")
+          + header.cells.prefix(12).map { "'\(ControlEscaping.excerpt($0))'" }.joined(separator: ", ")
+          + (header.cells.count > 12 ? " and \(header.cells.count - 12) more" : ""))
     }
+    // Every row has the header's cells: a row with fewer or more was cut or merged by mistake,
+    // and reading it would put values in the wrong fields or null them silently.
+    csv.expectedCells = header.cells.count
     while let row = try csv.nextRow(source: source) {
       if row.cells.count == 1 && row.cells[0].isEmpty { continue }
       var values = [FieldValue](repeating: .null, count: schema.slotCount)
-      for (index, field) in columns where index < row.cells.count && !row.cells[index].isEmpty {
-        values[field.position] = try value(row.cells[index], field, line: row.line)
+      for (index, field) in columns where !row.cells[index].isEmpty {
+        let place = csv.place(of: row, cell: index)
+        values[field.position] = try value(row.cells[index], field, line: place.line, column: place.column)
       }
       var other: [String: String] = [:]
-      for (index, name) in others where index < row.cells.count && !row.cells[index].isEmpty {
+      for (index, name) in others where !row.cells[index].isEmpty {
         other[name] = row.cells[index]
       }
       // Errors name the row's line; the locator's offset 0 is the row's start.
@@ -53,9 +58,10 @@ struct CSVRecords {
     }
   }
 
-  private func value(_ cell: String, _ field: Field, line: Int) throws(InputError) -> FieldValue {
+  private func value(_ cell: String, _ field: Field, line: Int, column: Int) throws(InputError) -> FieldValue
+  {
     func fail(_ message: String) -> InputError {
-      InputError(source: source, line: line, field: field.name, message: message)
+      InputError(source: source, line: line, column: column, field: field.name, message: message)
     }
     let trimmed = cell.trimmingSpaces
     switch field.type {
@@ -67,65 +73,101 @@ struct CSVRecords {
       return .string(cell)
     case .integer:
       guard let number = Int64(trimmed) else {
-        throw fail("expected a whole number, found \"\(cell.prefix(40))\"")
+        throw fail("expected a whole number, found \"\(ControlEscaping.excerpt(cell))\"")
       }
       return .integer(number)
     case .double:
       guard let number = Double(trimmed) else {
-        throw fail("expected a number, found \"\(cell.prefix(40))\"")
+        throw fail("expected a number, found \"\(ControlEscaping.excerpt(cell))\"")
       }
       return .double(number)
     case .bool:
       switch trimmed.lowercased() {
       case "true", "1": return .bool(true)
       case "false", "0": return .bool(false)
-      default: throw fail("expected true or false, found \"\(cell.prefix(40))\"")
+      default: throw fail("expected true or false, found \"\(ControlEscaping.excerpt(cell))\"")
       }
     case .date:
       if let seconds = Int64(trimmed), Timestamp.range.contains(seconds) {
         return .date(Timestamp(secondsSince1970: seconds))
       }
       guard let date = Timestamp(iso8601: trimmed) else {
-        throw fail("expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \"\(cell.prefix(40))\"")
+        throw fail(
+          "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \"\(ControlEscaping.excerpt(cell))\""
+        )
       }
       return .date(date)
     case .stringList:
       guard let list = ListLiteral.parse(cell) else {
-        throw fail("expected a list such as ['swift', 'ios'], found \"\(cell.prefix(40))\"")
+        throw fail("expected a list such as ['swift', 'ios'], found \"\(ControlEscaping.excerpt(cell))\"")
       }
       return .strings(list)
     case .integerList:
       guard let list = ListLiteral.parseIntegers(cell) else {
-        throw fail("expected a list of whole numbers such as [1, 2], found \"\(cell.prefix(40))\"")
+        throw fail(
+          "expected a list of whole numbers such as [1, 2], found \"\(ControlEscaping.excerpt(cell))\"")
       }
       return .integers(list)
     }
   }
 }
 
-/// One CSV record with the line it starts on.
+/// One CSV record with the line it starts on and where each of its cells starts.
 struct CSVRow {
   var cells: [String]
   var line: Int
+  /// Byte offsets: of the row, and of each cell (its opening quote, if quoted).
+  var start: Int
+  var cellStarts: [Int]
 }
 
-/// Splits RFC 4180 CSV into rows: quoted cells may hold commas, newlines and doubled quotes.
+/// Splits RFC 4180 CSV into rows: quoted cells may hold commas, newlines and doubled quotes; a
+/// closing quote must end its cell. Errors name the line and column (in characters).
 struct CSVReader {
   let bytes: UnsafeBufferPointer<UInt8>
   private(set) var offset = 0
   private var line = 1
+  /// The cells every row must have, once the header is read.
+  var expectedCells: Int?
 
+  /// A UTF-8 byte order mark is skipped, as in every input format (`RecordFile`).
   init(bytes: UnsafeBufferPointer<UInt8>) {
     self.bytes = bytes
-    if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { offset = 3 }
+    offset = RecordFile.byteOrderMarkLength(bytes)
   }
 
   mutating func nextRow(source: String) throws(InputError) -> CSVRow? {
     guard offset < bytes.count else { return nil }
-    let startLine = line
-    var cells: [String] = []
+    var row = CSVRow(cells: [], line: line, start: offset, cellStarts: [offset])
     var cell: [UInt8] = []
     var quoted = false
+    var closed = false
+    func fail(at position: Int, _ message: String) -> InputError {
+      let place = self.place(of: position, in: row)
+      return InputError(source: source, line: place.line, column: place.column, message: message)
+    }
+    func endCell() throws(InputError) {
+      if let expected = expectedCells, row.cells.count == expected {
+        throw fail(
+          at: row.cellStarts[expected],
+          "the row has more cells than the header's \(expected): cell \(expected + 1) starts here")
+      }
+      row.cells.append(try decode(cell, source: source, line: row.line))
+      cell.removeAll(keepingCapacity: true)
+      closed = false
+    }
+    func endRow(at position: Int) throws(InputError) -> CSVRow {
+      try endCell()
+      if let expected = expectedCells, row.cells.count < expected,
+        !(row.cells.count == 1 && row.cells[0].isEmpty)
+      {
+        throw fail(
+          at: position,
+          "the row ends after \(row.cells.count) cell\(row.cells.count == 1 ? "" : "s"), but the header has "
+            + "\(expected): a cell is missing (an empty cell still needs its comma)")
+      }
+      return row
+    }
     while offset < bytes.count {
       let byte = bytes[offset]
       offset += 1
@@ -136,6 +178,7 @@ struct CSVReader {
             offset += 1
           } else {
             quoted = false
+            closed = true
           }
         } else {
           if byte == 0x0A { line += 1 }
@@ -144,22 +187,45 @@ struct CSVReader {
         continue
       }
       switch byte {
-      case 0x22 where cell.isEmpty: quoted = true
+      case 0x22 where cell.isEmpty && !closed: quoted = true
       case 0x2C:
-        cells.append(try decode(cell, source: source, line: startLine))
-        cell.removeAll(keepingCapacity: true)
+        try endCell()
+        row.cellStarts.append(offset)
       case 0x0A:
         line += 1
-        cells.append(try decode(cell, source: source, line: startLine))
-        return CSVRow(cells: cells, line: startLine)
+        return try endRow(at: offset - 1)
       case 0x0D where offset < bytes.count && bytes[offset] == 0x0A:
         continue
-      default: cell.append(byte)
+      default:
+        if closed {
+          throw fail(
+            at: offset - 1,
+            "text after the closing quote of a cell; a quote inside a quoted cell is written twice (\"\")")
+        }
+        cell.append(byte)
       }
     }
-    if quoted { throw InputError(source: source, line: startLine, message: "unterminated quoted cell") }
-    cells.append(try decode(cell, source: source, line: startLine))
-    return CSVRow(cells: cells, line: startLine)
+    if quoted { throw fail(at: row.cellStarts[row.cellStarts.count - 1], "unterminated quoted cell") }
+    return try endRow(at: offset)
+  }
+
+  /// The line and column of cell `index` of `row`.
+  func place(of row: CSVRow, cell index: Int) -> (line: Int, column: Int) {
+    place(of: row.cellStarts[index], in: row)
+  }
+
+  /// The line and column (1-based, in characters) of the byte at `position`, within `row`.
+  private func place(of position: Int, in row: CSVRow) -> (line: Int, column: Int) {
+    let end = min(position, bytes.count)
+    var lineStart = row.start
+    var line = row.line
+    for index in row.start..<end where bytes[index] == 0x0A {
+      line += 1
+      lineStart = index + 1
+    }
+    var column = 1
+    for index in lineStart..<end where bytes[index] & 0xC0 != 0x80 { column += 1 }
+    return (line, column)
   }
 
   private func decode(_ cell: [UInt8], source: String, line: Int) throws(InputError) -> String {

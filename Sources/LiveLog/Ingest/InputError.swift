@@ -29,14 +29,14 @@ public struct InputError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String {
-    var place = source
+    var place = ControlEscaping.escaped(source)
     if let line {
       place += ":\(line)"
       if let column { place += ":\(column)" }
     }
     var parts = [place]
     if let item { parts.append(item) }
-    if let field { parts.append("field '\(field)'") }
+    if let field { parts.append("field '\(ControlEscaping.excerpt(field))'") }
     parts.append(message)
     return parts.joined(separator: ": ")
   }

@@ -12,8 +12,7 @@ public enum InputFormat: String, Sendable, CaseIterable {
   /// Guesses the format from the name and the first bytes of the input.
   static func detect(source: String, bytes: UnsafeBufferPointer<UInt8>) -> InputFormat {
     if source.lowercased().hasSuffix(".csv") { return .csv }
-    var index = 0
-    if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
+    var index = RecordFile.byteOrderMarkLength(bytes)
     while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
     guard index < bytes.count else { return .ndjson }
     switch bytes[index] {

@@ -91,9 +91,8 @@ public struct RecordFile: Sendable {
   private func forEachJSONValue(
     _ buffer: UnsafeBufferPointer<UInt8>, _ body: (JSONValue, SourceLocator, Int) throws -> Void
   ) throws {
-    var start = 0
+    var start = RecordFile.byteOrderMarkLength(buffer)
     var line = 1
-    if buffer.count >= 3 && buffer[0] == 0xEF && buffer[1] == 0xBB && buffer[2] == 0xBF { start = 3 }
     while start < buffer.count {
       var end = start
       while end < buffer.count && buffer[end] != 0x0A { end += 1 }
@@ -115,6 +114,12 @@ public struct RecordFile: Sendable {
 
   // MARK: Formats
 
+  /// The length of a UTF-8 byte order mark at the start of `bytes` (3), or 0. Every format skips
+  /// it: editors on Windows write one, and it carries no data.
+  static func byteOrderMarkLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+  }
+
   private func forEachLine(
     _ buffer: UnsafeBufferPointer<UInt8>, _ input: RecordInput, _ body: (Mutation, Int) throws -> Void
   ) throws {
@@ -124,8 +129,9 @@ public struct RecordFile: Sendable {
   }
 
   private func forEachElement(
-    _ buffer: UnsafeBufferPointer<UInt8>, _ input: RecordInput, _ body: (Mutation, Int) throws -> Void
+    _ whole: UnsafeBufferPointer<UInt8>, _ input: RecordInput, _ body: (Mutation, Int) throws -> Void
   ) throws {
+    let buffer = UnsafeBufferPointer(rebasing: whole[RecordFile.byteOrderMarkLength(whole)...])
     let document: JSONValue
     do {
       document = try JSONParser.parse(buffer)

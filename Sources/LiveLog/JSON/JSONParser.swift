@@ -14,6 +14,8 @@ struct JSONParser {
   static let maximumDepth = 64
   /// Longest string accepted, in bytes: beyond any real field, small enough to bound memory.
   static let maximumStringBytes = 16 << 20
+  /// Keys of an object checked for duplicates by a linear scan; past this, by a hash set.
+  static let linearKeyLimit = 16
 
   private let input: UnsafeBufferPointer<UInt8>
   private var index: Int
@@ -141,6 +143,9 @@ struct JSONParser {
     defer { depth -= 1 }
     index += 1
     var members: [JSONObject.Member] = []
+    // Keys seen, once the object outgrows a linear scan: checking each key against every earlier
+    // one would make an object of n keys cost n² comparisons.
+    var keys = Set<String>()
     skipWhitespace()
     if index < input.count && input[index] == 0x7D {
       index += 1
@@ -153,12 +158,19 @@ struct JSONParser {
       }
       let keyOffset = index
       let key = try parseString()
-      for member in members where member.key == key {
-        throw fail("duplicate key \"\(key)\" in object", at: keyOffset)
+      let isDuplicate: Bool
+      if members.count < JSONParser.linearKeyLimit {
+        isDuplicate = members.contains { $0.key == key }
+      } else {
+        if keys.isEmpty { keys = Set(members.map(\.key)) }
+        isDuplicate = !keys.insert(key).inserted
+      }
+      if isDuplicate {
+        throw fail("duplicate key \"\(ControlEscaping.excerpt(key))\" in object", at: keyOffset)
       }
       skipWhitespace()
       guard index < input.count, input[index] == 0x3A else {
-        throw fail("expected ':' after key \"\(key)\", found \(describeCurrent())")
+        throw fail("expected ':' after key \"\(ControlEscaping.excerpt(key))\", found \(describeCurrent())")
       }
       index += 1
       skipWhitespace()

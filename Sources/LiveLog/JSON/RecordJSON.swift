@@ -234,7 +234,7 @@ struct RecordJSONReader {
     guard let integer = number.integer else {
       throw locator.error(
         at: offset, field: field.name,
-        "expected a whole number between -2^63 and 2^63-1, found \(number.literal.prefix(40))")
+        "expected a whole number between -2^63 and 2^63-1, found \(ControlEscaping.excerpt(number.literal))")
     }
     return integer
   }
@@ -253,14 +253,15 @@ struct RecordJSONReader {
       guard let date = Timestamp(iso8601: text) else {
         throw locator.error(
           at: member.offset, field: field.name,
-          "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \"\(text.prefix(40))\"")
+          "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \"\(ControlEscaping.excerpt(text))\""
+        )
       }
       return date
     case .number(let number):
       guard let seconds = number.integer, Timestamp.range.contains(seconds) else {
         throw locator.error(
           at: member.offset, field: field.name,
-          "expected Unix seconds in years 1 to 9999, found \(number.literal.prefix(40))")
+          "expected Unix seconds in years 1 to 9999, found \(ControlEscaping.excerpt(number.literal))")
       }
       return Timestamp(secondsSince1970: seconds)
     default:

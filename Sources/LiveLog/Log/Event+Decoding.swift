@@ -2,6 +2,12 @@ extension EventHeader {
   /// The whole event, its record decoded under the schema version it was written with, as
   /// `catalog` knows the collections (a schema event carries its own schema).
   func event(in catalog: CatalogState) throws(StoreError) -> Event {
+    try event(recordSchema: kind == .schema ? nil : try recordSchema(in: catalog))
+  }
+
+  /// The whole event, its record decoded under `recordSchema` (nil for a schema event, which
+  /// carries its own).
+  func event(recordSchema: CollectionSchema?) throws(StoreError) -> Event {
     func corrupt(_ reason: String) -> StoreError { .corruptEvent(lsn: lsn, reason: reason) }
     let change: Event.Change
     let name: String
@@ -11,7 +17,7 @@ extension EventHeader {
       name = schema.name
       change = .schema(schema)
     case .upsert, .delete:
-      let schema = try recordSchema(in: catalog)
+      guard let schema = recordSchema else { throw corrupt("its record's schema is not known") }
       name = schema.name
       if kind == .delete {
         change = .delete(try deletedKey())

@@ -34,15 +34,31 @@ public struct QueryError: Error, Hashable, Sendable, CustomStringConvertible {
 
   public var description: String {
     guard let query, let column else { return message }
-    let line = query.replacingTabsAndNewlines
-    let caret = String(repeating: " ", count: max(0, column - 1)) + "^"
-    return "\(message) (column \(column))\n  \(line)\n  \(caret)"
+    let (line, caret) = QueryError.window(of: query, around: column)
+    return "\(message) (column \(column))\n  \(line)\n  \(String(repeating: " ", count: caret))^"
   }
-}
 
-extension String {
-  /// One line with the same columns: tabs and newlines become spaces.
-  fileprivate var replacingTabsAndNewlines: String {
-    String(map { $0 == "\t" || $0.isNewline ? " " : $0 })
+  /// The part of `query` around `column` shown under a message: all of a query of up to 100
+  /// characters, else 40 characters on each side of the column (a 100 KB query is not echoed
+  /// whole); on one line (tabs and newlines as spaces, other control characters escaped); and
+  /// the caret's offset in it.
+  static func window(of query: String, around column: Int) -> (line: String, caret: Int) {
+    let characters = Array(query)
+    let place = max(0, min(column - 1, characters.count))
+    let whole = characters.count <= 100
+    let start = whole ? 0 : max(0, place - 40)
+    let end = whole ? characters.count : min(characters.count, place + 40)
+    var line = start > 0 ? "…" : ""
+    var caret = line.count
+    for index in start..<end {
+      let character = characters[index]
+      let shown =
+        character == "\t" || character.isNewline
+        ? " " : ControlEscaping.escaped(String(character))
+      if index < place { caret += shown.count }
+      line += shown
+    }
+    if end < characters.count { line += "…" }
+    return (line, caret)
   }
 }

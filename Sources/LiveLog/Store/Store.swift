@@ -43,6 +43,7 @@ public final class Store: Sendable {
     self.directory = directory
     self.options = options
     let format = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
+    try InterruptedRepair.check(directory: directory)
     let environment: Environment
     do {
       environment = try Environment.open(path: directory, options: options.environmentOptions)
@@ -58,6 +59,8 @@ public final class Store: Sendable {
       throw StoreError.alreadyOpen(path: directory, reason: error.message)
     } catch let error as LMDBError where error.isInvalidFile {
       throw StoreError.notAStore(path: directory, reason: "its data.mdb is not an LMDB file")
+    } catch let error as LMDBError where error.isDamagedFile {
+      throw StoreError.damagedFile(path: directory, damage: error.message)
     }
     self.environment = environment
     let open = { (txn: any ReadableTransaction, create: Bool) throws -> (Database, Database, Database) in

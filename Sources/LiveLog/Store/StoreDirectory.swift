@@ -17,8 +17,11 @@ struct StoreDirectory {
     let manager = FileManager.default
     var isDirectory: ObjCBool = false
     if !manager.fileExists(atPath: path, isDirectory: &isDirectory) {
-      guard !readOnly else { throw StoreError.notAStore(path: path, reason: "it does not exist") }
-      try manager.createDirectory(atPath: path, withIntermediateDirectories: true)
+      guard !readOnly else {
+        throw StoreError.notAStore(
+          path: path, reason: StorePath.problem(creating: path) ?? "it does not exist")
+      }
+      try StorePath.createDirectory(path)
       try writeMarker()
       return StoreDirectory.currentFormat
     }
@@ -62,6 +65,12 @@ struct StoreDirectory {
   func writeMarker() throws {
     let text = "LiveLog store\nformat \(StoreDirectory.currentFormat)\n"
     let url = URL(fileURLWithPath: path).appendingPathComponent(StoreDirectory.markerName)
-    try Data(text.utf8).write(to: url, options: .atomic)
+    do {
+      try Data(text.utf8).write(to: url, options: .atomic)
+    } catch {
+      throw StoreError.unusablePath(
+        path: path,
+        reason: "its \(StoreDirectory.markerName) file cannot be written (\(StorePath.reason(error)))")
+    }
   }
 }

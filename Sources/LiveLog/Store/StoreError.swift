@@ -20,6 +20,19 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   case diskFull(path: String, reason: String)
   /// The store's files may not be read (or, for a write, written) by this process.
   case accessDenied(path: String, reason: String)
+  /// The data file is damaged in a way that would make LMDB fault (truncated, a damaged meta
+  /// page); nothing was read or changed.
+  case damagedFile(path: String, damage: String)
+  /// The store is open in another process, and the operation needs it alone. `holders` names it:
+  /// "process 4242 (livelog watch …)", or "another process".
+  case inUse(path: String, holders: String)
+  /// The data file is missing or empty while `data.mdb.before-repair` holds the store as it was
+  /// before a repair that did not finish.
+  case interruptedRepair(path: String, detail: String)
+  /// There is no store at the path, and the operation does not create one.
+  case noStore(path: String)
+  /// The path cannot hold a store (a file on the way, a dangling link, no permission).
+  case unusablePath(path: String, reason: String)
   /// The store has the format of an older LiveLog and must be opened for writing once, which
   /// upgrades it, before it can be read.
   case upgradeRequired(path: String, found: Int)
@@ -36,7 +49,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   /// for a writer); every `Store` of a directory shares one LMDB environment.
   case alreadyOpen(path: String, reason: String)
 
-  public var description: String {
+  /// One line; paths and reasons quote input, so control characters are escaped.
+  public var description: String { ControlEscaping.escaped(text) }
+
+  private var text: String {
     switch self {
     case .notAStore(let path, let reason):
       "\(path) is not a LiveLog store: \(reason). Nothing in it was changed; give an empty or new directory"
@@ -61,6 +77,23 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         + "is unchanged. Free some space and try again"
     case .accessDenied(let path, let reason):
       "\(path) cannot be opened: \(reason). Check the permissions of the directory and its files"
+    case .damagedFile(let path, let damage):
+      "\(path)/data.mdb is damaged: \(damage). Nothing was read or changed. `livelog --store \(path) "
+        + "salvage --into NEW` rebuilds a store in NEW from every intact event of the log and names "
+        + "what was lost; `livelog --store \(path) verify` describes the damage"
+    case .inUse(let path, let holders):
+      "\(path) is open in \(holders): a repair replaces the store's data file, and a "
+        + "process that has it open would go on using the old one. Nothing was changed; end that "
+        + "process (or wait for it), then repair again"
+    case .interruptedRepair(let path, let detail):
+      "\(path)/data.mdb is missing or empty, but \(path)/data.mdb.before-repair holds the store as it "
+        + "was before a repair that did not finish (\(detail)). Nothing was changed, and no empty store "
+        + "was made in its place. To go on from it: `mv \(path)/data.mdb.before-repair \(path)/data.mdb`, "
+        + "then `livelog --store \(path) verify`"
+    case .noStore(let path):
+      "there is no store at \(path): it does not exist. Nothing was created; check the path"
+    case .unusablePath(let path, let reason):
+      "\(path) cannot hold a store: \(reason). Nothing was created or changed"
     case .upgradeRequired(let path, let found):
       "\(path) holds a store of format \(found), written by an older LiveLog; open it once for writing "
         + "(for example `livelog --store \(path) collection list`), which upgrades it in place"

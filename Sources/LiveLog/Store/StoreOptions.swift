@@ -27,6 +27,10 @@ public struct StoreOptions: Sendable {
   /// Called with the progress of long work: an upgrade, an index build, a migration.
   public var progress: (@Sendable (StoreProgress) -> Void)? = nil
 
+  /// Opens without LMDB's lock file, for a process that holds the store alone (a repair; see
+  /// `ExclusiveAccess`).
+  var exclusive = false
+
   public init() {}
 
   var environmentOptions: EnvironmentOptions {
@@ -36,6 +40,7 @@ public struct StoreOptions: Sendable {
     options.maximumMapSize = maximumMapSize
     options.readOnly = readOnly
     options.maxReaders = maxReaders
+    options.withoutLock = exclusive
     // The log, the meta and catalog databases, the six of each collection, and room for the
     // format-1 databases an upgrade copies from.
     options.maxDatabases = 3 + 6 * max(maximumCollections, 1) + StoreUpgrade.legacyNames.count

@@ -36,22 +36,27 @@ let replayCommand = Command(
       let bar = ProgressBar("rebuilding", total: 1000)
       let started = Date()
       let digest = try Store.repair(directory: context.storePath) { progress in
-        bar.update(Int(progress.fractionOfStep * 1000), detail: progress.description)
+        bar.update(
+          ProgressBar.thousandths(progress.completed, of: progress.total), detail: progress.description)
       }
       bar.finish()
-      output.line(
-        "rebuilt \(context.storePath) in place from its log in \(seconds(since: started)); digest \(digest)")
-      output.line("the previous data file is kept as \(context.storePath)/data.mdb.before-repair")
+      let store = TerminalSafe.escaped(context.storePath)
+      output.line("rebuilt \(store) in place from its log in \(seconds(since: started)); digest \(digest)")
+      output.line("the previous data file is kept as \(store)/data.mdb.before-repair")
       return 0
     }
     let store = try context.openStore(readOnly: true)
     let version = try store.version()
+    if let to, to > version {
+      throw UsageError(message: "--to \(to) is past the store's version \(version)")
+    }
     let target = to ?? version
     let started = Date()
-    let bar = ProgressBar("replaying", total: Int(max(target, 1)))
+    // Progress in thousandths: no count from the store or the command line is converted to Int.
+    let bar = ProgressBar("replaying", total: 1000)
     if verify {
       let report = try store.verify { stage, done, total in
-        bar.update(Int(done * UInt64(max(target, 1)) / max(total, 1)), detail: "\(stage): \(grouped(done))")
+        bar.update(ProgressBar.thousandths(done, of: total), detail: "\(stage): \(grouped(done))")
       }
       bar.finish()
       guard let difference = report.difference else {
@@ -60,15 +65,18 @@ let replayCommand = Command(
             + "(digest \(report.digest), \(seconds(since: started)))")
         return 0
       }
-      throw ExitStatus(status: 1, message: "verification failed: \(difference)")
+      throw ExitStatus(
+        status: 1,
+        message: "verification failed: \(difference). The log is sound: `livelog --store "
+          + "\(TerminalSafe.escaped(context.storePath)) replay --in-place` rebuilds the state from it")
     }
-    let directory =
-      into
-      ?? FileManager.default.temporaryDirectory.appendingPathComponent("livelog-replay-\(UUID().uuidString)")
-      .path
+    let scratchParent = FileManager.default.temporaryDirectory.path
+    if into == nil { ScratchDirectories.sweep(in: scratchParent, prefix: "livelog-replay-") }
+    let directory = into ?? ScratchDirectories.path(in: scratchParent, prefix: "livelog-replay-")
     // A directory this command creates goes again if the replay fails: what is left of a replay
-    // cut short is of no use (and refuses to open).
-    let created = !FileManager.default.fileExists(atPath: directory)
+    // cut short is of no use (and refuses to open). lstat, not fileExists: a dangling link is
+    // something this command did not create, and must not remove.
+    let created = !StorePath.entryExists(directory)
     var succeeded = false
     defer {
       if into == nil || (created && !succeeded) { try? FileManager.default.removeItem(atPath: directory) }
@@ -76,18 +84,19 @@ let replayCommand = Command(
     var options = StoreOptions()
     options.durability = .noSync
     let rebuilt = try store.replay(into: directory, through: target, options: options) { progress in
-      bar.update(Int(progress.fractionOfStep * Double(max(target, 1))), detail: progress.description)
+      bar.update(
+        ProgressBar.thousandths(progress.completed, of: progress.total), detail: progress.description)
     }
     try rebuilt.sync()
     succeeded = true
     bar.finish()
     let elapsed = Date().timeIntervalSince(started)
-    let rate = elapsed > 0 ? Int(Double(target) / elapsed) : 0
+    let rate = elapsed > 0 ? UInt64(min(Double(target) / elapsed, 1e18)) : 0
     output.line(
       "replayed \(grouped(target)) events in \(seconds(since: started)) (\(grouped(rate)) events/s); "
         + "\(grouped(try rebuilt.collections().reduce(0) { $0 + $1.records })) records; digest \(try rebuilt.digest())"
     )
-    if into != nil { output.line("rebuilt store: \(directory)") }
+    if into != nil { output.line("rebuilt store: \(TerminalSafe.escaped(directory))") }
     return 0
   }
 )
@@ -96,24 +105,35 @@ let verifyCommand = Command(
   name: "verify",
   summary: "check the log (checksums, contiguous LSNs) and that the state equals its replay",
   help: """
-    usage: livelog verify
+    usage: livelog verify [--in-process]
 
-    Reads every event of the log, checking its checksum, that LSNs are contiguous and that each
-    event's link to the version it replaces points back in the log; then rebuilds the state from
-    the log and compares it with the live state. Exits 1 naming the first problem.
+    First reads every page of the data file without LMDB: both meta pages, the file's size, and
+    every page of every database (bounds, order of keys, counts, the free list), naming each
+    damaged page. Then reads every event of the log, checking its checksum, that LSNs are
+    contiguous and that each event's link to the version it replaces points back in the log;
+    rebuilds the state from the log and compares it with the live state. Exits 1 naming the
+    problems, and what to run next (`replay --in-place` or `salvage`).
+
+    The checks through LMDB run in a child process, so that a fault on a damaged page becomes a
+    report; --in-process runs only them, in this process.
     """,
   run: { arguments, context in
+    let inProcess = arguments.flag("--in-process")
     try arguments.finish()
+    guard inProcess else { return try VerifyRun(context: context).run() }
     let store = try context.openStore(readOnly: true)
     let bar = ProgressBar("verifying", total: 1000)
     let started = Date()
     let report = try store.verify { stage, done, total in
-      bar.update(Int(done * 1000 / max(total, 1)), detail: stage)
+      bar.update(ProgressBar.thousandths(done, of: total), detail: stage)
     }
     bar.finish()
     context.output.line("log: \(grouped(report.events)) events, checksums and LSNs sound")
     if let difference = report.difference {
-      throw ExitStatus(status: 1, message: "state: differs from its replay: \(difference)")
+      throw ExitStatus(
+        status: 1,
+        message: "state: differs from its replay: \(difference). The log is sound: `livelog --store "
+          + "\(TerminalSafe.escaped(context.storePath)) replay --in-place` rebuilds the state from it")
     }
     context.output.line("state: equals its replay (digest \(report.digest)); \(seconds(since: started))")
     return 0
@@ -157,18 +177,21 @@ let diffCommand = Command(
       context.output.line(line + ",\"from\":\(from),\"to\":\(to)}")
     } else {
       let before = try diff.from.keys()
-      context.output.line("\(query.text): \(diff.from.count) results at \(from), \(diff.to.count) at \(to)")
+      context.output.line(
+        "\(TerminalSafe.escaped(query.text)): \(diff.from.count) results at \(from), \(diff.to.count) at \(to)"
+      )
       for index in diff.changeset.deletionsExcludingMoves {
-        context.output.line("- [\(index)] \(before[index])")
+        context.output.line("- [\(index)] \(TerminalSafe.escaped(before[index].description))")
       }
       for index in diff.changeset.insertionsExcludingMoves {
-        context.output.line("+ [\(index)] \(ids.map { $0[index].description } ?? "?")")
+        context.output.line("+ [\(index)] \(ids.map { TerminalSafe.escaped($0[index].description) } ?? "?")")
       }
       for (old, new) in zip(diff.changeset.modifications, diff.changeset.modificationsNew) {
-        context.output.line("~ [\(old)→\(new)] \(before[old])")
+        context.output.line("~ [\(old)→\(new)] \(TerminalSafe.escaped(before[old].description))")
       }
       for move in diff.changeset.moves {
-        context.output.line("↕ [\(move.from)→\(move.to)] \(before[move.from])")
+        context.output.line(
+          "↕ [\(move.from)→\(move.to)] \(TerminalSafe.escaped(before[move.from].description))")
       }
     }
     return 0

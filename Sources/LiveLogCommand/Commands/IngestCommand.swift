@@ -148,7 +148,7 @@ let ingestCommand = Command(
       writtenBytes += file.byteCount
       writing.update(writtenBytes, detail: "\(grouped(total.events + fileSummary.events)) events")
       total.accumulate(fileSummary)
-      lines.append("\(file.source): \(describe(fileSummary))")
+      lines.append("\(TerminalSafe.escaped(file.source)): \(describe(fileSummary))")
     }
     if options.durability != .durable { try store.sync() }
     writing.finish()

@@ -38,17 +38,21 @@ let logCommand = Command(
       }
       let ends = event.endsCommit ? "\t·" : ""
       // Repositories keep the columns they always had; other collections are named.
-      let place = event.collection == Repository.schema.declaration.name ? "" : "\(event.collection)\t"
+      let place =
+        event.collection == Repository.schema.declaration.name
+        ? "" : "\(TerminalSafe.escaped(event.collection))\t"
       switch event.change {
       case .upsert(let record):
-        let key = record.primaryKey?.description ?? "?"
+        let key = TerminalSafe.escaped(record.primaryKey?.description ?? "?")
         output.line(
           "\(event.lsn)\t\(event.time.iso8601)\tupsert\t\(place)\(key)\t\(RecordText.title(record))\(ends)")
       case .delete(let key):
-        output.line("\(event.lsn)\t\(event.time.iso8601)\tdelete\t\(place)\(key)\(ends)")
+        output.line(
+          "\(event.lsn)\t\(event.time.iso8601)\tdelete\t\(place)\(TerminalSafe.escaped(key.description))\(ends)"
+        )
       case .schema:
         output.line(
-          "\(event.lsn)\t\(event.time.iso8601)\tschema\t\(event.collection)\tversion \(event.schemaVersion)\(ends)"
+          "\(event.lsn)\t\(event.time.iso8601)\tschema\t\(TerminalSafe.escaped(event.collection))\tversion \(event.schemaVersion)\(ends)"
         )
       }
     }

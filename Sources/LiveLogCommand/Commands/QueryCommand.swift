@@ -90,14 +90,14 @@ let explainCommand = Command(
     }
     let explanation = try store.explain(query, in: collection.name)
     let output = context.output
-    output.line("query: \(query.text)")
+    output.line("query: \(TerminalSafe.escaped(query.text))")
     for step in explanation.steps {
-      var line = String(repeating: "  ", count: step.depth + 1) + step.description
+      var line = String(repeating: "  ", count: step.depth + 1) + TerminalSafe.escaped(step.description)
       var figures: [String] = []
       if let estimated = step.estimated { figures.append("estimated \(grouped(estimated))") }
       if let actual = step.actual { figures.append("actual \(grouped(actual))") }
       figures.append(step.exact ? "exact" : "candidates")
-      if let skipped = step.skipped { figures.append("skipped: \(skipped)") }
+      if let skipped = step.skipped { figures.append("skipped: \(TerminalSafe.escaped(skipped))") }
       line += "  [" + figures.joined(separator: ", ") + "]"
       output.line(line)
     }

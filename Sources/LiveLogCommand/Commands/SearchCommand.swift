@@ -123,7 +123,7 @@ private func searchClient(offline: String?, latency: Int, baseURL: String?) thro
   var configuration = GitHubSearchConfiguration.fromEnvironment()
   if let baseURL {
     guard let url = URL(string: baseURL) else {
-      throw UsageError(message: "--base-url '\(baseURL)' is not a URL")
+      throw UsageError(message: "--base-url '\(ControlEscaping.excerpt(baseURL))' is not a URL")
     }
     configuration.baseURL = url
   }
@@ -133,7 +133,7 @@ private func searchClient(offline: String?, latency: Int, baseURL: String?) thro
       transport = try RecordedResponses(
         directory: URL(fileURLWithPath: offline), latency: .milliseconds(latency))
     } catch {
-      throw UsageError(message: "--offline \(offline): \(error)")
+      throw UsageError(message: "--offline \(TerminalSafe.escaped(offline)): \(error)")
     }
   } else {
     transport = URLSessionTransport()

@@ -47,12 +47,12 @@ let statsCommand = Command(
       context.output.line("{\(parts.joined(separator: ","))}")
     } else {
       let out = context.output
-      out.line("store:        \(store.directory) (format \(stats.format))")
+      out.line("store:        \(TerminalSafe.escaped(store.directory)) (format \(stats.format))")
       out.line("version:      \(stats.version) (last LSN)")
       out.line("records:      \(grouped(stats.records))")
       for collection in stats.collections {
         out.line(
-          "  \(collection.name.padding(toLength: 22, withPad: " ", startingAt: 0))"
+          "  \(TerminalSafe.escaped(collection.name).padding(toLength: 22, withPad: " ", startingAt: 0))"
             + "\(grouped(collection.records).leftPadded(10)) records  schema v\(collection.schemaVersion)  "
             + byteSize(collection.bytes))
       }
@@ -68,7 +68,7 @@ let statsCommand = Command(
       out.line("databases:")
       for database in stats.databases {
         out.line(
-          "  \(database.name.padding(toLength: 34, withPad: " ", startingAt: 0))"
+          "  \(TerminalSafe.escaped(database.name).padding(toLength: 34, withPad: " ", startingAt: 0))"
             + "\(grouped(database.entries).leftPadded(12)) entries  \(byteSize(database.bytes).leftPadded(10))"
         )
       }

@@ -94,7 +94,7 @@ struct SearchOnce {
   private func fetchLine(_ pages: SearchPages, _ summary: CommitSummary) -> String {
     let fresh = pages.results.filter { if case .fresh = $0 { true } else { false } }.count
     let notModified = pages.results.count - fresh
-    var text = "fetched \(pages.repositories.count) repositories for \(query) ("
+    var text = "fetched \(pages.repositories.count) repositories for \(TerminalSafe.escaped("\(query)")) ("
     text += pages.results.count == 1 ? "page 1" : "pages 1–\(pages.results.count)"
     if notModified > 0 { text += ", \(notModified) not modified" }
     text += "; \(summary.inserted) inserted, \(summary.updated) updated, \(summary.unchanged) unchanged)"

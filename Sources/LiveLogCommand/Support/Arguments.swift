@@ -1,3 +1,5 @@
+import LiveLog
+
 /// A mistake in how the command was called: exit status 2, with the command's usage.
 struct UsageError: Error, CustomStringConvertible {
   var message: String
@@ -71,7 +73,8 @@ struct Arguments {
     guard let text = try value(name) else { return nil }
     guard let number = I(text), range.contains(number) else {
       throw UsageError(
-        message: "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
+        message:
+          "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(ControlEscaping.excerpt(text))'"
       )
     }
     return number
@@ -81,7 +84,9 @@ struct Arguments {
   mutating func choice(_ name: String, _ choices: [String]) throws -> String? {
     guard let text = try value(name) else { return nil }
     guard choices.contains(text) else {
-      throw UsageError(message: "\(name) takes one of \(choices.joined(separator: ", ")), not '\(text)'")
+      throw UsageError(
+        message:
+          "\(name) takes one of \(choices.joined(separator: ", ")), not '\(ControlEscaping.excerpt(text))'")
     }
     return text
   }
@@ -89,7 +94,7 @@ struct Arguments {
   /// The remaining arguments, which must not look like options.
   mutating func remaining() throws -> [String] {
     if let option = items.first(where: { $0.hasPrefix("--") || ($0.hasPrefix("-") && $0.count > 1) }) {
-      throw UsageError(message: "unknown option \(option)")
+      throw UsageError(message: "unknown option \(ControlEscaping.excerpt(option))")
     }
     defer {
       items = []
@@ -102,7 +107,9 @@ struct Arguments {
   func finish() throws {
     if let first = (items + positionals).first {
       throw UsageError(
-        message: first.hasPrefix("-") ? "unknown option \(first)" : "unexpected argument '\(first)'")
+        message: first.hasPrefix("-")
+          ? "unknown option \(ControlEscaping.excerpt(first))"
+          : "unexpected argument '\(ControlEscaping.excerpt(first))'")
     }
   }
 }

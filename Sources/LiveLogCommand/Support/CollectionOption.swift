@@ -43,7 +43,8 @@ struct CollectionOption {
       let parts = sort.split(separator: ":", maxSplits: 1).map(String.init)
       let direction = parts.count > 1 ? parts[1].lowercased() : "asc"
       guard direction == "asc" || direction == "desc", let field = parts.first else {
-        throw UsageError(message: "--sort takes FIELD, FIELD:asc or FIELD:desc, not '\(sort)'")
+        throw UsageError(
+          message: "--sort takes FIELD, FIELD:asc or FIELD:desc, not '\(ControlEscaping.excerpt(sort))'")
       }
       query = try query.sorted(by: field, in: schema, ascending: direction == "asc")
     }
@@ -53,9 +54,11 @@ struct CollectionOption {
 }
 
 /// How commands name a record in text: a repository by its full name, any other record by its
-/// key and its first text field.
+/// key and its first text field. Text from records is escaped (`TerminalSafe`): it is input.
 enum RecordText {
-  static func title(_ record: RecordValues) -> String {
+  static func title(_ record: RecordValues) -> String { TerminalSafe.escaped(plainTitle(record)) }
+
+  private static func plainTitle(_ record: RecordValues) -> String {
     if case .string(let name) = record["full_name"] { return name }
     let key = record.primaryKey.map(\.description) ?? "?"
     let text = record.schema.fields.first { $0.type == .string && $0 != record.schema.primaryKey }
@@ -64,7 +67,9 @@ enum RecordText {
   }
 
   /// A value for a table cell.
-  static func cell(_ value: FieldValue) -> String {
+  static func cell(_ value: FieldValue) -> String { TerminalSafe.escaped(plainCell(value)) }
+
+  private static func plainCell(_ value: FieldValue) -> String {
     switch value {
     case .null: "-"
     case .bool(let flag): flag ? "true" : "false"

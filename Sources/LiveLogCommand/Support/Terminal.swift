@@ -55,9 +55,11 @@ final class Output: @unchecked Sendable {
   }
 }
 
-/// Writes a message to standard error.
+/// Writes a message to standard error. Messages quote input and data (file names, values,
+/// queries): control characters other than this program's own line feeds are escaped, so that
+/// no message can command the terminal.
 func printError(_ text: String) {
-  FileHandle.standardError.write(Data((text + "\n").utf8))
+  FileHandle.standardError.write(Data((TerminalSafe.message(text) + "\n").utf8))
 }
 
 /// A one-line progress bar on standard error, drawn only when it is a terminal.
@@ -86,6 +88,12 @@ final class ProgressBar {
     let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
     let text = "\r\(label) \(bar) \(Int(fraction * 100))% \(detail())\u{1B}[K"
     FileHandle.standardError.write(Data(text.utf8))
+  }
+
+  /// `done` of `total` in thousandths, 0 to 1000, for any counts (no conversion can trap).
+  static func thousandths(_ done: UInt64, of total: UInt64) -> Int {
+    guard total > 0 else { return 1000 }
+    return Int(min(1000, (Double(done) / Double(total) * 1000).rounded(.down)))
   }
 
   /// Clears the bar's line.

@@ -21,7 +21,8 @@ import Testing
       .filter { !$0.hasPrefix("#") }
   }
 
-  /// A store holding one repository (version 1), and a valid input file.
+  /// A store holding one repository (version 2: the collection's schema event, then the record),
+  /// and a valid input file.
   static func seededStore(_ directory: TemporaryDirectory) throws -> (CommandLineTool, good: String) {
     let tool = CommandLineTool(store: directory.child("store"))
     let good = directory.child("good.ndjson")

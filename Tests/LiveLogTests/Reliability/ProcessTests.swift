@@ -28,6 +28,7 @@ import Testing
     #expect(try tool.run(["ingest", "-"], input: "").status == 0)
     // Writer A takes ids from 1, writer B from 100,001: 2,000 each in commits of 10.
     var writers: [(Process, output: String)] = []
+    defer { for (process, _) in writers where process.isRunning { Reliability.kill9(process) } }
     for (name, first) in [("a", 1), ("b", 100_001)] {
       let input = directory.child("\(name).ndjson")
       try Reliability.write(Reliability.repositories(from: first, count: 2_000, tag: name), to: input)
@@ -92,10 +93,11 @@ import Testing
     _ = try overwrite(0)
     // A follower that stays open keeps LMDB from resetting the reader table on a fresh open.
     let witness = try Self.start(store, ["log", "--follow", "--from", "999999999999"])
-    defer { Reliability.kill9(witness) }
+    defer { if witness.isRunning { Reliability.kill9(witness) } }
     // A reader whose output nobody reads blocks inside its snapshot once the pipe is full.
     let pipe = Pipe()
     let reader = try Self.start(store, ["log", "--follow", "--format", "ndjson"], output: pipe)
+    defer { if reader.isRunning { Reliability.kill9(reader) } }
     let stuck = try Reliability.wait(seconds: 10) {
       (try Reliability.statistics(tool)["readers_active"] as? Int ?? 0) >= 1
     }

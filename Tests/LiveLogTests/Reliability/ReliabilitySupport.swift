@@ -57,10 +57,22 @@ enum Reliability {
     _ = try? CommandLineTool.launch("/bin/umount", ["-l", path])
   }
 
-  /// Sends SIGKILL to a running process and waits for it.
+  /// Sends SIGKILL to a running process and waits for it; nothing for one that has ended (its
+  /// pid may belong to another process by now).
   static func kill9(_ process: Process) {
+    guard process.isRunning else { return }
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
+  }
+
+  /// Waits (up to 10 s) until `process` has `file` mapped, as LMDB maps a store's data file when
+  /// it opens the store.
+  static func waitUntilMapped(_ process: Process, _ file: String) -> Bool {
+    wait(seconds: 10) {
+      let maps =
+        (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/maps", encoding: .utf8)) ?? ""
+      return maps.contains(file)
+    }
   }
 
   /// Size of a file in bytes, 0 when missing.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 @testable import LiveLog
 
@@ -72,6 +73,19 @@ extension Store {
 
 extension RecordFile {
   func mutations() throws -> [Mutation] { try mutations(of: Repository.self) }
+
+  /// The `InputError` that reading `text` as repositories throws, or nil if it reads.
+  static func inputError(_ text: String, source: String) -> InputError? {
+    do {
+      _ = try RecordFile(source: source, bytes: Array(text.utf8)).mutations()
+      return nil
+    } catch let error as InputError {
+      return error
+    } catch {
+      Issue.record("unexpected error \(error)")
+      return nil
+    }
+  }
 }
 
 extension Mutation {

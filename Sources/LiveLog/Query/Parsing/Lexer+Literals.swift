@@ -131,12 +131,13 @@ extension Lexer {
         index += 1
       }
       throw error(
-        "invalid date '\(text(start..<index))'; write 2021-01-31, 2021-01-31@10:20:30 or 2021-01-31T10:20:30Z",
+        "invalid date '\(ControlEscaping.excerpt(text(start..<index)))'; write 2021-01-31, 2021-01-31@10:20:30 or 2021-01-31T10:20:30Z",
         at: start)
     }
     guard let timestamp = Timestamp(iso8601: iso) else {
       throw error(
-        "invalid date '\(text(start..<index))': no such day or time, or outside years 0001 to 9999", at: start
+        "invalid date '\(ControlEscaping.excerpt(text(start..<index)))': no such day or time, or outside years 0001 to 9999",
+        at: start
       )
     }
     return Timestamp(

@@ -159,14 +159,14 @@ struct Lexer {
     if let next = peek(0), Lexer.isIdentifierContinue(next) || next == "." {
       index += 1
       while let more = peek(0), Lexer.isIdentifierContinue(more) || more == "." { index += 1 }
-      throw error("invalid number '\(text(start..<index))'", at: start)
+      throw error("invalid number '\(ControlEscaping.excerpt(text(start..<index)))'", at: start)
     }
     let written = text(start..<index)
     // Int64 and Double parse a leading `+` too; dropping it keeps that independent of the stdlib.
     let digits = written.hasPrefix("+") ? String(written.dropFirst()) : written
     guard isDecimal else { return .integer(Int64(digits)) }
     guard let value = Double(digits), value.isFinite else {
-      throw error("number '\(written)' is out of range", at: start)
+      throw error("number '\(ControlEscaping.excerpt(written))' is out of range", at: start)
     }
     return .decimal(value)
   }

@@ -142,7 +142,7 @@ extension QueryParser {
       } else if token.isReservedWord {
         throw expected("an operator after \(keyToken.quoted)", found: token)
       } else {
-        let shown = word.count <= 40 ? word : String(word.prefix(37)) + "…"
+        let shown = ControlEscaping.excerpt(word)
         throw error(
           .syntax,
           "unknown operator '\(shown)'; expected ==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, "
@@ -248,7 +248,9 @@ extension QueryParser {
         }
       }
       let after = previous.map { "a value after \($0.quoted)" } ?? "a value"
-      let hint = token.isReservedWord || word.count > 40 ? "" : " (text needs quotes: '\(word)')"
+      let hint =
+        token.isReservedWord || word.count > 40
+        ? "" : " (text needs quotes: '\(ControlEscaping.excerpt(word))')"
       throw error(.syntax, "expected \(after), found \(token.quoted)\(hint)", at: token)
     default:
       throw expected(previous.map { "a value after \($0.quoted)" } ?? "a value", found: token)
@@ -289,7 +291,6 @@ extension QueryParser {
 
   /// A value in query text, shortened for a message.
   static func render(_ value: QueryValue) -> String {
-    let text = value.queryText
-    return text.count <= 40 ? text : String(text.prefix(37)) + "…"
+    ControlEscaping.excerpt(value.queryText)
   }
 }

@@ -182,7 +182,7 @@ extension QueryParser {
   /// `login` → `owner.login`, `stargazer_count` → `stargazers_count`.
   static func unknownFieldMessage(_ name: String, in schema: CollectionSchema) -> String {
     let fields = schema.fields.map(\.name)
-    let shown = name.count <= 40 ? name : String(name.prefix(37)) + "…"
+    let shown = ControlEscaping.excerpt(name)
     var message = "unknown field '\(shown)'"
     if let suggestion = suggestion(for: name, among: fields) { message += "; did you mean '\(suggestion)'?" }
     return message + "; the fields are: " + fields.joined(separator: ", ")

@@ -80,8 +80,7 @@ struct Token: Sendable {
   /// The token quoted for a message.
   var quoted: String { "'\(shortText)'" }
 
-  /// The token as written, shortened so that a 100 KB string does not fill the screen.
-  var shortText: String {
-    text.count <= 40 ? text : text.prefix(37) + "…"
-  }
+  /// The token as written, shortened so that a 100 KB string does not fill the screen, its
+  /// control characters escaped.
+  var shortText: String { ControlEscaping.excerpt(text) }
 }

@@ -1,0 +1,111 @@
+import Foundation
+import LMDB
+
+/// `Store.repair`: rebuilds a store's state from its log and swaps the rebuilt data file in, so
+/// that no crash at any moment loses a committed event.
+///
+/// - It holds the store alone (`ExclusiveAccess`): it refuses to start while any other process
+///   has the store open, and a process that opens it meanwhile waits until the repair is done.
+///   Without this, a writer beside the repair would go on committing into the old file.
+/// - `data.mdb` names a complete data file at every moment: the old file gets its second name
+///   (`data.mdb.before-repair`) by a hard link, and the rebuilt file, synced first, replaces
+///   `data.mdb` in one rename. Each step is synced before the next one relies on it.
+/// - It never starts from a missing or empty `data.mdb` while `data.mdb.before-repair` exists
+///   (see `InterruptedRepair`), nor from a damaged one (that is for `salvage`).
+struct InPlaceRepair {
+  let directory: String
+  let options: StoreOptions
+
+  private var data: String { directory + "/" + InterruptedRepair.dataName }
+  private var kept: String { directory + "/" + InterruptedRepair.keptName }
+  /// The hard link that becomes `kept` in one rename, so that an older kept copy is replaced
+  /// atomically.
+  private var pendingKept: String { kept + ".new" }
+  static let scratchPrefix = ".rebuild-"
+
+  func run(progress: (ReplayProgress) -> Void) throws -> StateDigest {
+    guard StorePath.entryExists(directory) else {
+      if let problem = StorePath.problem(creating: directory) {
+        throw StoreError.unusablePath(path: directory, reason: problem)
+      }
+      throw StoreError.noStore(path: directory)
+    }
+    // The marker check of a normal open, without creating anything.
+    var readOnly = options
+    readOnly.readOnly = true
+    _ = try StoreDirectory(path: directory).prepare(readOnly: true)
+    let access: ExclusiveAccess
+    do {
+      access = try ExclusiveAccess(path: directory)
+    } catch {
+      if error.isInUse { throw StoreError.inUse(path: directory, holders: error.message) }
+      if error.isAccessDenied { throw StoreError.readOnly(path: directory) }
+      throw error
+    }
+    CrashPoint.reached("invalidate \(access.lockFilePath)")
+    try access.invalidateLockFile()
+    try removeLeftovers()
+    try InterruptedRepair.check(directory: directory)
+    guard DurableFiles.size(data) != nil else { throw StoreError.noStore(path: directory) }
+
+    let scratch = directory + "/" + InPlaceRepair.scratchPrefix + "\(getpid())"
+    do {
+      var live = readOnly
+      live.exclusive = true
+      let store = try Store(directory: directory, options: live)
+      _ = try store.checkLog()
+      var scratchOptions = options
+      scratchOptions.durability = .noSync
+      let rebuilt = try store.replay(into: scratch, options: scratchOptions, progress: progress)
+      try rebuilt.sync()
+    } catch {
+      try? FileManager.default.removeItem(atPath: scratch)
+      throw error
+    }
+    try swap(in: scratch)
+    // Released only now: a process that waited opens the rebuilt file.
+    access.release()
+    return try Store(directory: directory, options: options).digest()
+  }
+
+  /// The rebuilt data file replaces the live one; the live one stays as `data.mdb.before-repair`.
+  private func swap(in scratch: String) throws {
+    let rebuilt = scratch + "/" + InterruptedRepair.dataName
+    try DurableFiles.sync(rebuilt)
+    try DurableFiles.sync(scratch)
+    try DurableFiles.unlink(pendingKept)
+    do {
+      try DurableFiles.link(data, pendingKept)
+    } catch {
+      guard [EXDEV, EPERM, EMLINK, ENOTSUP, EOPNOTSUPP].contains(error.code) else { throw error }
+      // No hard links here: two renames, between which `data.mdb` is missing for a moment. A
+      // crash there leaves the state `InterruptedRepair` refuses to open, and says how to resume.
+      try DurableFiles.rename(data, pendingKept)
+    }
+    try DurableFiles.sync(directory)
+    try DurableFiles.rename(pendingKept, kept)
+    // Renaming one name of a file onto another name of the same file does nothing: so it is when
+    // an earlier repair was cut short after its own rename.
+    if DurableFiles.exists(pendingKept) { try DurableFiles.unlink(pendingKept) }
+    try DurableFiles.sync(directory)
+    try DurableFiles.rename(rebuilt, data)
+    try DurableFiles.sync(directory)
+    try removeScratch(scratch)
+  }
+
+  /// What an earlier repair cut short left behind: its scratch directories (no repair can be
+  /// running, this one holds the store) and a pending hard link.
+  private func removeLeftovers() throws {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    for name in names where name.hasPrefix(InPlaceRepair.scratchPrefix) {
+      try removeScratch(directory + "/" + name)
+    }
+    if DurableFiles.exists(pendingKept) { try DurableFiles.unlink(pendingKept) }
+  }
+
+  private func removeScratch(_ scratch: String) throws {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? []
+    for name in names { try DurableFiles.unlink(scratch + "/" + name) }
+    try DurableFiles.removeDirectory(scratch)
+  }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// `livelog salvage`: a new store from every intact event of a data file, the LSN ranges lost
+/// named exactly, events after a gap kept aside for `import`.
+@Suite(.serialized) struct SalvageTests {
+  /// `salvage --format json` as a dictionary, and its LSN runs as sets.
+  static func salvage(_ store: String, into: String) throws -> (status: Int32, report: [String: Any]) {
+    let result = try CommandLineTool(store: store).run(["salvage", "--into", into, "--format", "json"])
+    DamageSupport.expectNoSignal(result, "salvage")
+    let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+    return (result.status, report)
+  }
+
+  static func lsns(_ runs: Any?) -> Set<UInt64> {
+    var set = Set<UInt64>()
+    for run in runs as? [[Int]] ?? [] where run.count == 2 {
+      set.formUnion((UInt64(run[0])...UInt64(run[1])))
+    }
+    return set
+  }
+
+  @Test func aSoundStoreSalvagesToTheSameLogAndState() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.child("store")
+    try DamageSupport.makeStore(at: store, count: 400, batch: 25)
+    let (status, report) = try Self.salvage(store, into: directory.child("new"))
+    #expect(status == 0, "\(report)")
+    #expect((report["lost"] as? [Any])?.isEmpty == true)
+    #expect(try DamageSupport.export(directory.child("new")) == (try DamageSupport.export(store)))
+    let verify = try CommandLineTool(store: directory.child("new")).run(["verify"])
+    #expect(verify.status == 0)
+    let digest = try #require(report["digest"] as? String)
+    #expect(try CommandLineTool(store: store).run(["verify"]).stdout.contains("digest \(digest)"))
+  }
+
+  /// On a sound file, the page scan alone finds every event of the log: what lets a salvage do
+  /// without the tree where the tree is damaged.
+  @Test func thePageScanAloneFindsEveryEvent() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.child("store")
+    let last = try #require(try DamageSupport.makeStore(at: store, count: 500, batch: 10).last)
+    let copies = try DataFileLayout.eventCopies(store + "/data.mdb")
+    #expect(Set(copies.keys) == Set(1...UInt64(last)))
+  }
+
+  /// A zeroed leaf page of the log: exactly its events are lost (those with no other copy in the
+  /// file), the whole commits before the first of them are applied, the rest is written aside;
+  /// and the documented way out works: an export of the missing part from another copy of the
+  /// log fills the gap, and the events set aside follow.
+  @Test func aDamagedLogPageLosesExactlyItsEventsAndTheGapCanBeFilled() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.child("store")
+    let backup = directory.child("backup")
+    let last = try #require(try DamageSupport.makeStore(at: store, count: 600, batch: 15).last)
+    try DamageSupport.copy(store, to: backup)
+    let dataFile = store + "/data.mdb"
+    let leaves = try DataFileLayout.logLeafPages(dataFile)
+    let page = leaves[leaves.count / 3]
+    let copies = try DataFileLayout.eventCopies(dataFile)
+    let expectedLost = Set(copies.filter { $0.value.allSatisfy { $0.page == page } }.keys)
+    try DamageSupport.overwrite(dataFile, at: Int(page) * 4096, count: 4096)
+    let salvaged = directory.child("new")
+    let (status, report) = try Self.salvage(store, into: salvaged)
+    #expect(status == (expectedLost.isEmpty ? 0 : 1), "\(report)")
+    #expect(Self.lsns(report["lost"]) == expectedLost, "\(report["lost"] ?? "")")
+    #expect(Self.lsns(report["recovered"]) == Set(1...UInt64(last)).subtracting(expectedLost))
+    guard let firstLost = expectedLost.min() else { return }
+    // Applied: whole commits only, all before the gap.
+    let applied = Self.lsns(report["applied"])
+    let appliedEnd = applied.max() ?? 0
+    #expect(applied == Set(appliedEnd == 0 ? [] : Array(1...appliedEnd)))
+    #expect(appliedEnd < firstLost)
+    let ends = try DamageSupport.export(backup).split(separator: "\n").filter {
+      $0.contains("\"commit_end\":true")
+    }
+    .compactMap { line in line.split(separator: ",").first.flatMap { UInt64($0.dropFirst("{\"lsn\":".count)) }
+    }
+    #expect(appliedEnd == (ends.filter { $0 < firstLost }.max() ?? 0))
+    #expect(try Reliability.version(CommandLineTool(store: salvaged)) == Int(appliedEnd))
+    #expect(try CommandLineTool(store: salvaged).run(["verify"]).status == 0)
+    // The events set aside cannot go in over the gap...
+    let aside = try #require(report["unapplied_files"] as? [String])
+    let refused = try CommandLineTool(store: salvaged).run(["import", try #require(aside.last)])
+    #expect(refused.status == 2, "\(refused.stderr)")
+    #expect(refused.stderr.contains("gap"), "\(refused.stderr)")
+    // ...until an export from another copy fills it; then they follow, and the log is whole again.
+    let fill = try CommandLineTool(store: backup).run(["export", "--from", String(appliedEnd + 1)])
+    let gap = directory.child("gap.ndjson")
+    try Reliability.write(
+      fill.stdout.split(separator: "\n").filter { line in
+        let lsn = line.split(separator: ",").first.flatMap { UInt64($0.dropFirst("{\"lsn\":".count)) } ?? 0
+        return lsn <= expectedLost.max() ?? 0
+      }.joined(separator: "\n") + "\n", to: gap)
+    #expect(try CommandLineTool(store: salvaged).run(["import", gap]).status == 0)
+    for file in aside {
+      let rest = try CommandLineTool(store: salvaged).run(["import", file])
+      #expect(rest.status == 0, "\(file): \(rest.stderr)")
+    }
+    #expect(try DamageSupport.export(salvaged) == (try DamageSupport.export(backup)))
+  }
+
+  @Test func salvageRefusesATargetThatHoldsSomething() throws {
+    let directory = try TemporaryDirectory()
+    let store = directory.child("store")
+    try DamageSupport.makeStore(at: store, count: 50, batch: 10)
+    let target = directory.child("full")
+    try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+    try Reliability.write("keep me", to: target + "/notes.txt")
+    let result = try CommandLineTool(store: store).run(["salvage", "--into", target])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("is not empty"), "\(result.stderr)")
+    #expect(try String(contentsOfFile: target + "/notes.txt", encoding: .utf8) == "keep me")
+  }
+}
