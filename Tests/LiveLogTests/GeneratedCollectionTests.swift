@@ -14,7 +14,7 @@ import Testing
     let directory = try TemporaryDirectory()
     let records = GeneratedCollection.records(count: 2_000, seed: 40 + UInt64(chunk))
     let store = try GeneratedCollection.store(directory, records: records)
-    var random = SeededRandom(seed: 500 + UInt64(chunk))
+    var random = SplitMix64(seed: 500 + UInt64(chunk))
     var generator = PredicateGenerator(schema: Self.schema, records: records)
     for round in 0..<200 {
       let generated = generator.query(using: &random)
@@ -32,7 +32,7 @@ import Testing
   /// commit each changeset turns the previous result into the brute-force one.
   @Test func liveQueriesAgreeWithBruteForceAfterEveryCommit() throws {
     let directory = try TemporaryDirectory()
-    var random = SeededRandom(seed: 7)
+    var random = SplitMix64(seed: 7)
     var pool = GeneratedCollection.records(count: 600, seed: 8)
     let store = try GeneratedCollection.store(directory, records: Array(pool.prefix(300)))
     var generator = PredicateGenerator(schema: Self.schema, records: pool)
@@ -40,7 +40,11 @@ import Testing
     let collection = try store.read { _, state in try #require(state.collection(named: "things")) }
     for index in 0..<30 {
       var query = generator.query(using: &random)
-      if index % 3 == 0 { query.limit = Int.random(in: 1...15, using: &random) } else if index % 3 == 1 { query.limit = nil }
+      if index % 3 == 0 {
+        query.limit = Int.random(in: 1...15, using: &random)
+      } else if index % 3 == 1 {
+        query.limit = nil
+      }
       let initial = try store.results(in: "things", Query(predicate: query.predicate, sort: query.sort))
       let matches = try initial.rows.map { row -> (row: Row, values: [FieldValue]) in
         let values = try store.environment.read { txn in
@@ -49,7 +53,8 @@ import Testing
         return (row, values)
       }
       lives.append(
-        try LiveQuery(query: query, collection: "things", watching: nil, version: try store.version(), matches: matches))
+        try LiveQuery(
+          query: query, collection: "things", watching: nil, version: try store.version(), matches: matches))
     }
     // The model: every stored record by key, in insertion order.
     var model = Array(pool.prefix(300))
@@ -69,13 +74,18 @@ import Testing
           values[0] = pool[index][0]
           pool[index] = values
           batch.append(.upsert(RecordValues(schema: Self.schema, values: values)))
-          if let at = model.firstIndex(where: { PrimaryKey($0[0]) == key }) { model[at] = values } else { model.append(values) }
+          if let at = model.firstIndex(where: { PrimaryKey($0[0]) == key }) {
+            model[at] = values
+          } else {
+            model.append(values)
+          }
         }
       }
       let before = try store.version()
       try store.write(batch)
       let commits = try store.read { txn, catalog in
-        try store.log.commits(after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["things"], txn)
+        try store.log.commits(
+          after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["things"], txn)
       }
       for index in lives.indices {
         let expected = GeneratedCollection.bruteForce(lives[index].query, model)
@@ -83,7 +93,9 @@ import Testing
         var changeset: Changeset?
         for commit in commits { changeset = try lives[index].apply(commit) }
         guard let changeset else {
-          #expect(previous[index] == expected, "round \(round): no changeset, but \(lives[index].query.text) changed")
+          #expect(
+            previous[index] == expected,
+            "round \(round): no changeset, but \(lives[index].query.text) changed")
           continue
         }
         let applied = try changeset.applied(to: previous[index]) { expected[$0] }
@@ -96,7 +108,7 @@ import Testing
   /// As-of queries at random versions equal the same queries on a store replayed to that version.
   @Test func asOfQueriesEqualQueriesOnTheReplayedPrefix() throws {
     let directory = try TemporaryDirectory()
-    var random = SeededRandom(seed: 11)
+    var random = SplitMix64(seed: 11)
     let pool = GeneratedCollection.records(count: 300, seed: 12)
     let store = try GeneratedCollection.store(directory, records: Array(pool.prefix(100)))
     for _ in 0..<50 {
@@ -120,7 +132,8 @@ import Testing
       for _ in 0..<20 {
         let query = generator.query(using: &random)
         let asOf = try store.results(in: "things", query, asOf: lsn).keys()
-        let rebuilt = try prefix.schema(of: "things") == nil ? [] : try prefix.results(in: "things", query).keys()
+        let rebuilt =
+          try prefix.schema(of: "things") == nil ? [] : try prefix.results(in: "things", query).keys()
         #expect(asOf == rebuilt, "as of \(lsn) of \(version): \(query.text)")
       }
     }

@@ -26,7 +26,7 @@ import Testing
     var options = StoreOptions()
     options.durability = .noSync
     let store = try Store(directory: directory.child("store"), options: options)
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let pool = Array(QueryFixture.shared.repositories.shuffled(using: &random).prefix(600))
     try store.write(pool.prefix(300).map(Mutation.upsert))
     var generator = PredicateGenerator(repositories: pool)
@@ -84,7 +84,8 @@ import Testing
       try store.write(batch)
       let commits = try store.read { txn, catalog in
         try store.log.commits(
-          after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["repositories"], txn)
+          after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["repositories"],
+          txn)
       }
       let records = Dictionary(uniqueKeysWithValues: try store.allRepositories().map { ($0.id, $0) })
       for index in lives.indices {

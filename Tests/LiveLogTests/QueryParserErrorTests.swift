@@ -142,7 +142,10 @@ func queryParseError(_ text: String, _ arguments: any QueryArgument...) -> Query
       ("ANY topics == nil", .typeMismatch, 15, "never nil"),
       ("topics IN {'a', nil}", .typeMismatch, 17, "never nil"),
       ("topics > nil", .typeMismatch, 10, "nil can only be compared with == or !="),
-      ("'x' IN language", .typeMismatch, 8, "needs a list field (a string or integer list); language is a string field"),
+      (
+        "'x' IN language", .typeMismatch, 8,
+        "needs a list field (a string or integer list); language is a string field"
+      ),
       ("SORT(topics)", .typeMismatch, 6, "topics is a string list field; SORT needs a field with one value"),
     ]
     for (text, kind, column, fragment) in cases {

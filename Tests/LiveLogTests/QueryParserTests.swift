@@ -111,7 +111,8 @@ func queryDate(_ text: String) throws -> QueryValue {
     let realm = try queryComparison(
       "created_at", .greater, .date(Timestamp(secondsSince1970: 1_609_496_430, nanoseconds: 123_456_789)))
     #expect(try Query(parsing: "created_at > 2021-01-01@10:20:30:123456789").predicate == realm)
-    #expect(try Query(parsing: "created_at > 2021-01-01@10:20:30:505").predicate.text.contains("30.000000505Z"))
+    #expect(
+      try Query(parsing: "created_at > 2021-01-01@10:20:30:505").predicate.text.contains("30.000000505Z"))
     let half = try queryComparison(
       "created_at", .greater, .date(Timestamp(secondsSince1970: 1_609_496_430, nanoseconds: 500_000_000)))
     #expect(try Query(parsing: "created_at > 2021-01-01T10:20:30.5Z").predicate == half)

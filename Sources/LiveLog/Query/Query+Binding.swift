@@ -36,7 +36,8 @@ extension Query {
       let field = try resolve(descriptor.field)
       guard !field.type.isList else {
         throw QueryError(
-          kind: .typeMismatch, message: "\(QueryParser.describe(field)); a sort needs a field with one value per record")
+          kind: .typeMismatch,
+          message: "\(QueryParser.describe(field)); a sort needs a field with one value per record")
       }
       sort.append(SortDescriptor(field: field, ascending: descriptor.ascending))
     }

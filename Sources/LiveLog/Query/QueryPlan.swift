@@ -153,7 +153,9 @@ enum QueryPlanner {
     func term(_ text: String) -> PlanNode {
       .lookup(
         IndexLookup(
-          access: .terms(field: field, prefixes: [IndexKeys.termPrefix(field: field.position, value: text)], values: [text]),
+          access: .terms(
+            field: field, prefixes: [IndexKeys.termPrefix(field: field.position, value: text)], values: [text]
+          ),
           isExact: true))
     }
   }
@@ -168,7 +170,8 @@ enum QueryPlanner {
   }
 
   /// The inclusive range of ordered keys a comparison admits.
-  private static func orderedRange(_ field: Field, _ op: ComparisonOperator, _ value: QueryValue) -> PlanNode {
+  private static func orderedRange(_ field: Field, _ op: ComparisonOperator, _ value: QueryValue) -> PlanNode
+  {
     let bounds: OrderedBounds?
     if op == .between {
       guard case .list(let items) = value, items.count == 2 else { return .nothing(reason: "empty range") }

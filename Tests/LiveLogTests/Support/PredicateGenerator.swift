@@ -19,13 +19,15 @@ struct PredicateGenerator {
     for values in records.prefix(5_000) {
       for field in schema.fields where field.type == .string {
         guard case .string(let text) = values[field.position] else { continue }
-        for part in text.split(whereSeparator: { "/-_ .".contains($0) }).prefix(4) { words.insert(String(part)) }
+        for part in text.split(whereSeparator: { "/-_ .".contains($0) }).prefix(4) {
+          words.insert(String(part))
+        }
       }
     }
     self.words = words.isEmpty ? ["x"] : words.sorted()
   }
 
-  mutating func query(using random: inout SeededRandom) -> Query {
+  mutating func query(using random: inout SplitMix64) -> Query {
     var query = Query(predicate: predicate(depth: 0, using: &random))
     if Int.random(in: 0..<3, using: &random) == 0 {
       let sortable = schema.fields.filter { !$0.type.isList }
@@ -39,7 +41,7 @@ struct PredicateGenerator {
     return query
   }
 
-  private mutating func predicate(depth: Int, using random: inout SeededRandom) -> Predicate {
+  private mutating func predicate(depth: Int, using random: inout SplitMix64) -> Predicate {
     let roll = Int.random(in: 0..<10, using: &random)
     if depth < 3 && roll < 3 {
       let parts = (0..<Int.random(in: 2...3, using: &random)).map { _ in
@@ -55,11 +57,11 @@ struct PredicateGenerator {
     return .comparison(comparison(using: &random))
   }
 
-  private func sample(using random: inout SeededRandom) -> [FieldValue] {
+  private func sample(using random: inout SplitMix64) -> [FieldValue] {
     records[Int.random(in: 0..<records.count, using: &random)]
   }
 
-  private func pattern(from text: String, using random: inout SeededRandom) -> String {
+  private func pattern(from text: String, using random: inout SplitMix64) -> String {
     let characters = Array(text)
     guard !characters.isEmpty else { return "" }
     let start = Int.random(in: 0..<characters.count, using: &random)
@@ -74,7 +76,7 @@ struct PredicateGenerator {
     return piece
   }
 
-  private mutating func comparison(using random: inout SeededRandom) -> Comparison {
+  private mutating func comparison(using random: inout SplitMix64) -> Comparison {
     let field = schema.fields.randomElement(using: &random) ?? schema.fields[0]
     let values = sample(using: &random)
     let own = values[field.position]
@@ -129,13 +131,16 @@ struct PredicateGenerator {
         case .date:
           // Sometimes the very moment, nanoseconds and all.
           if case .date(let d) = own, Bool.random(using: &random) { return .date(d) }
-          return .date(Timestamp(secondsSince1970: shifted, nanoseconds: Int32.random(in: 0...2, using: &random) * 500_000_000))
+          return .date(
+            Timestamp(
+              secondsSince1970: shifted, nanoseconds: Int32.random(in: 0...2, using: &random) * 500_000_000))
         case .double:
           if case .double(let d) = own, Bool.random(using: &random) { return .double(d) }
           // Whole numbers too, written as doubles: the parser reads `9` on a double field as 9.0.
           return Bool.random(using: &random) ? .double(Double(shifted)) : .double(Double(shifted) + 0.25)
         default:
-          return Int.random(in: 0..<5, using: &random) == 0 ? .double(Double(shifted) + 0.5) : .integer(shifted)
+          return Int.random(in: 0..<5, using: &random) == 0
+            ? .double(Double(shifted) + 0.5) : .integer(shifted)
         }
       }
       let ops: [ComparisonOperator] = [

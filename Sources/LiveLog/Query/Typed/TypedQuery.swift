@@ -10,7 +10,8 @@
 /// language == %@ SORT(stargazers_count DESC) LIMIT(10)", for: Repository.self, term, language)`.
 extension Query {
   /// A query of the records of type `R` that meet the condition, unsorted and unlimited.
-  public static func `where`<R: Record>(_ type: R.Type, _ build: (RecordFields<R>) -> QueryCondition) -> Query {
+  public static func `where`<R: Record>(_ type: R.Type, _ build: (RecordFields<R>) -> QueryCondition) -> Query
+  {
     Query(predicate: build(RecordFields()).predicate)
   }
 
@@ -26,7 +27,8 @@ extension Query {
   ///
   /// The text may end in `SORT(…)` and `LIMIT(…)` too: its sort keys come after this query's and
   /// its limit replaces this query's, as `sorted(by:)` and `limit(_:)` would.
-  public func filter(_ text: String, schema: CollectionSchema, arguments: [any QueryArgument]) throws(QueryError)
+  public func filter(_ text: String, schema: CollectionSchema, arguments: [any QueryArgument])
+    throws(QueryError)
     -> Query
   {
     let parsed = try Query(parsing: text, for: schema, arguments: arguments)

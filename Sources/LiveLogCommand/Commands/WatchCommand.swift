@@ -69,7 +69,9 @@ let watchCommand = Command(
 )
 
 /// Prints one delivery of a live query as `watch` does (also used by `search --once`).
-func printChange(_ change: ResultsChange<RecordValues>, format: String, withIDs: Bool, to output: Output) throws {
+func printChange(_ change: ResultsChange<RecordValues>, format: String, withIDs: Bool, to output: Output)
+  throws
+{
   let results = change.results
   let ids = withIDs ? try results.keys() : nil
   switch (change, format) {
@@ -83,7 +85,9 @@ func printChange(_ change: ResultsChange<RecordValues>, format: String, withIDs:
         kind: "update", lsn: results.version, count: results.count, changeset: changeset, ids: ids))
   case (.initial, _):
     output.line("initial at \(results.version): \(results.count) results")
-    for index in results.indices { output.line("  [\(index)] \(RecordText.title(try results.record(at: index)))") }
+    for index in results.indices {
+      output.line("  [\(index)] \(RecordText.title(try results.record(at: index)))")
+    }
   case (.update(_, let changeset), _):
     output.line(
       "update at \(results.version): \(results.count) results; \(changeset.deletionsExcludingMoves.count) deleted, "
