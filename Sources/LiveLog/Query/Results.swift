@@ -179,14 +179,20 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
       if !rows.isSortedAscending { order.sort { rows[$0] < rows[$1] } }
       var keys = [PrimaryKey](repeating: .integer(0), count: rows.count)
       try txn.withCursor(stored.databases.ids) { cursor in
+        // The row after the one read is most often the cursor's next entry: a step, not a search.
+        var previous: Row?
         for index in order {
           let row = rows[index]
           if let lsn = evaluation.history[row] {
             keys[index] = try RecordView(bytes: try store.log.record(at: lsn, txn), row: row).key(
               stored.schema.primaryKey)
+            previous = nil
             continue
           }
-          guard let entry = try cursor.seek(to: UInt64(row)) else {
+          var found = previous == row &- 1 ? try cursor.next() : nil
+          if found?.integerKey != UInt64(row) { found = try cursor.seek(to: UInt64(row)) }
+          previous = row
+          guard let entry = found else {
             throw StoreError.corruptState(reason: "\(collection): row \(row) has no key")
           }
           keys[index] = try stored.key(entry.value, row: UInt64(row))
