@@ -1,24 +1,8 @@
 import LMDB
 
 extension QueryExecutor {
-  /// Every row of the collection, ascending. Rows are numbered from one in insertion order and
-  /// keep their number through updates, so while nothing was deleted they are the run from the
-  /// first to the last, known from three lookups; otherwise the records' keys are walked.
-  func everyRow() throws -> [Row] {
-    try txn.withCursor(collection.records) { cursor in
-      guard let first = try cursor.first()?.integerKey, let last = try cursor.last()?.integerKey,
-        first <= last, last <= UInt64(Row.max)
-      else { return [] }
-      if try collection.count(txn) == Int(last - first + 1) { return Array(Row(first)...Row(last)) }
-      var rows: [Row] = []
-      var entry = try cursor.first()
-      while let current = entry {
-        rows.append(Row(truncatingIfNeeded: current.integerKey ?? 0))
-        entry = try cursor.next()
-      }
-      return rows
-    }
-  }
+  /// Every row of the collection, ascending.
+  func everyRow() throws -> [Row] { try collection.everyRow(txn) }
 
   /// The candidates whose records match `predicate`, checked one record at a time; `checked`
   /// counts the records read.

@@ -35,7 +35,7 @@ struct QueryRun<Txn: ReadableTransaction> {
         return try ResultSorter(collection: collection, txn: txn).sorted(
           nil, by: query.sort, limit: query.limit)
       }
-      rows = try allRows(limit: earlyLimit)
+      rows = try collection.everyRow(txn, limit: earlyLimit)
     case .all(false):
       rows = try scan(query.predicate, limit: earlyLimit)
     }
@@ -68,19 +68,6 @@ struct QueryRun<Txn: ReadableTransaction> {
     }
     self.checked += checked
     return rows
-  }
-
-  private func allRows(limit: Int?) throws -> [Row] {
-    try txn.withCursor(collection.records) { cursor in
-      var rows: [Row] = []
-      var entry = try cursor.first()
-      while let current = entry {
-        rows.append(Row(truncatingIfNeeded: current.integerKey ?? 0))
-        if let limit, rows.count >= limit { break }
-        entry = try cursor.next()
-      }
-      return rows
-    }
   }
 
 }
