@@ -255,6 +255,15 @@ struct OrderedLayout {
   /// The value part of a stored key of this field.
   func value(_ key: UnsafeRawBufferPointer) -> OrderedKey? { OrderedKey(key, at: 1, width: width) }
 
+  /// Whether a stored key's field and value come at or before `prefix` (a `prefix(_:)`): keys
+  /// sort as their bytes, so this compares them in place rather than decoding the value.
+  func key(_ key: UnsafeRawBufferPointer, isAtMost prefix: [UInt8]) -> Bool {
+    for index in prefix.indices where index < key.count && key[index] != prefix[index] {
+      return key[index] < prefix[index]
+    }
+    return true
+  }
+
   /// The row of a stored key of this field.
   func row(_ key: UnsafeRawBufferPointer) -> Row {
     let n = keyLength - 4

@@ -71,7 +71,13 @@ struct CompiledPredicate: Sendable {
   func matches(_ record: RecordView) throws(StoreError) -> Bool {
     var scratch: [UInt8] = []
     scratch.reserveCapacity(256)
-    return try CompiledPredicate.evaluate(root, record, &scratch)
+    return try matches(record, scratch: &scratch)
+  }
+
+  /// `matches(_:)` folding into the caller's `scratch`, so that checking many records allocates
+  /// once.
+  func matches(_ record: RecordView, scratch: inout [UInt8]) throws(StoreError) -> Bool {
+    try CompiledPredicate.evaluate(root, record, &scratch)
   }
 
   private static func evaluate(_ node: Node, _ record: RecordView, _ scratch: inout [UInt8])

@@ -30,6 +30,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   let txn: Txn
   /// Every step taken, in order, for `explain`.
   private(set) var steps: [PlanStep] = []
+  /// Records read to check the candidates of `NOT` parts.
+  private(set) var checked = 0
 
   /// Cap on how far estimates count: beyond it a list is simply "large".
   static var estimateLimit: Int { 50_000 }
@@ -57,14 +59,14 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       steps.append(PlanStep(depth: depth, description: "scan: \(reason)", actual: nil, exact: false))
       return .all(exact: false)
     case .lookup(let lookup):
+      return .rows(try rows(of: lookup, estimated: nil, depth: depth), exact: lookup.isExact)
+    case .not(let inner, let predicate):
       let index = steps.count
-      steps.append(
-        PlanStep(
-          depth: depth, description: describe(lookup), estimated: try estimate(lookup), actual: nil,
-          exact: lookup.isExact))
-      let rows = try read(lookup, depth: depth + 1)
+      steps.append(PlanStep(depth: depth, description: "NOT: every row but", actual: nil, exact: true))
+      let excluded = try matches(inner, predicate, depth: depth + 1)
+      let rows = RowSet.subtracting(try everyRow(), excluded)
       steps[index].actual = rows.count
-      return .rows(rows, exact: lookup.isExact)
+      return .rows(rows, exact: true)
     case .or(let parts):
       let index = steps.count
       steps.append(PlanStep(depth: depth, description: "OR: union", actual: nil, exact: true))
@@ -90,7 +92,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   }
 
   /// AND: the most selective parts first; a part much larger than the candidates found so far is
-  /// skipped (left to the per-row check) rather than read.
+  /// skipped (left to the per-row check) rather than read. `NOT` parts come last, each subtracting
+  /// its matches from the candidates (from every row when no other part lists any).
   private mutating func intersect(_ parts: [PlanNode], depth: Int) throws -> Candidates {
     let index = steps.count
     steps.append(
@@ -98,6 +101,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     )
     var exact = true
     var ranked: [(estimate: Int, node: PlanNode)] = []
+    var negated: [(estimate: Int, node: PlanNode, predicate: Predicate)] = []
     for part in parts {
       switch part {
       case .everything: continue
@@ -108,10 +112,14 @@ struct QueryExecutor<Txn: ReadableTransaction> {
             depth: depth + 1, description: "scan: \(reason)", actual: nil, exact: false,
             skipped: "checked per row"))
       case .lookup(let lookup): ranked.append((try estimate(lookup), part))
+      case .not(let inner, let predicate):
+        let size = if case .lookup(let lookup) = inner { try estimate(lookup) } else { Int.max }
+        negated.append((size, inner, predicate))
       default: ranked.append((-1, part))
       }
     }
     ranked.sort { $0.estimate < $1.estimate }
+    negated.sort { $0.estimate < $1.estimate }
     var current: [Row]?
     for (estimate, node) in ranked {
       if let rows = current, rows.count <= 1_000, estimate > 16 * max(rows.count, 1) {
@@ -122,7 +130,11 @@ struct QueryExecutor<Txn: ReadableTransaction> {
             skipped: "\(estimate) rows against \(rows.count) candidates: checked per row"))
         continue
       }
-      switch try candidates(node, depth: depth + 1) {
+      let found: Candidates =
+        if case .lookup(let lookup) = node {
+          .rows(try rows(of: lookup, estimated: estimate, depth: depth + 1), exact: lookup.isExact)
+        } else { try candidates(node, depth: depth + 1) }
+      switch found {
       case .all(let partExact):
         exact = exact && partExact
       case .rows(let rows, let partExact):
@@ -131,12 +143,55 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
       if current?.isEmpty == true { break }
     }
+    for (estimate, inner, predicate) in negated where current?.isEmpty != true {
+      // Subtracting costs reading the excluded rows (and checking them, when the index only
+      // narrows them down); checking the candidates instead costs one record each.
+      let factor = if case .lookup(let lookup) = inner, lookup.isExact { 16 } else { 1 }
+      if let rows = current, estimate > factor * max(rows.count, 1) {
+        exact = false
+        steps.append(
+          PlanStep(
+            depth: depth + 1, description: "NOT " + describeNode(inner), estimated: estimate, actual: nil,
+            exact: false, skipped: "\(estimate) rows against \(rows.count) candidates: checked per row"))
+        continue
+      }
+      let step = steps.count
+      steps.append(PlanStep(depth: depth + 1, description: "NOT: subtract", actual: nil, exact: true))
+      let excluded = try matches(inner, predicate, depth: depth + 2)
+      current = RowSet.subtracting(try current ?? everyRow(), excluded)
+      steps[step].actual = current?.count
+    }
     steps[index].exact = exact
     guard let current else {
       return .all(exact: exact)
     }
     steps[index].actual = current.count
     return .rows(current, exact: exact)
+  }
+
+  /// Reads one lookup, recording its step; `estimated` when the caller already knows it.
+  private mutating func rows(of lookup: IndexLookup, estimated: Int?, depth: Int) throws -> [Row] {
+    let index = steps.count
+    // A range's estimate would walk the very entries the read walks: its count is known after.
+    let estimate: Int? =
+      if case .ordered = lookup.access { estimated } else { try estimated ?? self.estimate(lookup) }
+    steps.append(
+      PlanStep(
+        depth: depth, description: describe(lookup), estimated: estimate, actual: nil, exact: lookup.isExact))
+    let rows = try read(lookup, depth: depth + 1)
+    steps[index].actual = rows.count
+    return rows
+  }
+
+  /// The rows that match `predicate`, from the rows its plan `node` finds: checked per row when
+  /// they are only candidates.
+  private mutating func matches(_ node: PlanNode, _ predicate: Predicate, depth: Int) throws -> [Row] {
+    switch try candidates(node, depth: depth) {
+    case .rows(let rows, true): return rows
+    case .rows(let rows, false): return try check(rows, predicate, limit: nil, checked: &checked)
+    case .all(true): return try everyRow()
+    case .all(false): return try check(try everyRow(), predicate, limit: nil, checked: &checked)
+    }
   }
 
   // MARK: Lookups
@@ -194,9 +249,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .termGroup(let field, let folded, let value, let options):
       return try termGroupRows(field: field, folded: folded, value: value, options: options, countOnly: false)
     case .ordered(let field, let lower, let upper, _):
-      var rows = try orderedRows(field: field, lower: lower, upper: upper, limit: nil)
-      rows.sort()
-      return rows
+      return RowSet.ascending(try orderedRows(field: field, lower: lower, upper: upper, limit: nil))
     }
   }
 
@@ -241,12 +294,11 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// Rows of the ordered index in a range of keys, in index order (by value, then row).
   func orderedRows(field: Field, lower: OrderedKey, upper: OrderedKey, limit: Int?) throws -> [Row] {
     let layout = OrderedLayout(field)
+    let end = layout.prefix(upper)
     return try txn.withCursor(collection.databases.ordered) { cursor in
       var rows: [Row] = []
       var entry = try cursor.seek(atLeast: layout.prefix(lower))
-      while let current = entry, layout.holds(current.key), let value = layout.value(current.key),
-        value <= upper
-      {
+      while let current = entry, layout.holds(current.key), layout.key(current.key, isAtMost: end) {
         rows.append(layout.row(current.key))
         if let limit, rows.count > limit { break }
         entry = try cursor.next()
@@ -282,6 +334,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .lookup(let lookup): describe(lookup)
     case .and: "AND"
     case .or: "OR"
+    case .not(let inner, _): "NOT " + describeNode(inner)
     case .scan(let reason): "scan: \(reason)"
     case .nothing(let reason): "no rows: \(reason)"
     case .everything: "every row"

@@ -8,6 +8,9 @@ indirect enum PlanNode {
   /// Every row, and every row matches (`TRUEPREDICATE`).
   case everything
   case lookup(IndexLookup)
+  /// Every row but those matching `predicate`, whose rows the inner plan finds (checked per row
+  /// when they are only candidates).
+  case not(PlanNode, predicate: Predicate)
   case and([PlanNode])
   case or([PlanNode])
 }
@@ -36,7 +39,13 @@ enum QueryPlanner {
   static func plan(_ predicate: Predicate) -> PlanNode {
     switch predicate {
     case .constant(let value): return value ? .everything : .nothing(reason: "FALSEPREDICATE")
-    case .not: return .scan(reason: "NOT is answered by checking every row")
+    case .not(let inner):
+      switch plan(inner) {
+      case .scan: return .scan(reason: "NOT of a part no index serves is answered by checking every row")
+      case .everything: return .nothing(reason: "NOT TRUEPREDICATE")
+      case .nothing: return .everything
+      case let served: return .not(served, predicate: inner)
+      }
     case .and(let parts):
       let plans = parts.map(plan)
       if plans.contains(where: { if case .nothing = $0 { true } else { false } }) {

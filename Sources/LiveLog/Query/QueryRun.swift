@@ -20,6 +20,7 @@ struct QueryRun<Txn: ReadableTransaction> {
     var executor = QueryExecutor(collection: collection, txn: txn)
     let candidates = try executor.candidates(QueryPlanner.plan(query.predicate))
     steps = executor.steps
+    checked += executor.checked
     // Without a sort, the first `limit` matches in row order are the answer: stop early.
     let earlyLimit = query.sort.isEmpty ? query.limit : nil
     var rows: [Row]
@@ -27,14 +28,14 @@ struct QueryRun<Txn: ReadableTransaction> {
     case .rows(let candidateRows, true):
       rows = candidateRows
     case .rows(let candidateRows, false):
-      rows = try check(candidateRows, query.predicate, limit: earlyLimit)
+      rows = try executor.check(candidateRows, query.predicate, limit: earlyLimit, checked: &checked)
     case .all(true):
       // Every row matches: a sort may walk an index without listing them first.
       if !query.sort.isEmpty {
         return try ResultSorter(collection: collection, txn: txn).sorted(
           nil, by: query.sort, limit: query.limit)
       }
-      rows = try allRows(limit: earlyLimit)
+      rows = try collection.everyRow(txn, limit: earlyLimit)
     case .all(false):
       rows = try scan(query.predicate, limit: earlyLimit)
     }
@@ -46,39 +47,19 @@ struct QueryRun<Txn: ReadableTransaction> {
     return rows
   }
 
-  /// The candidates that match `predicate`, checked one record at a time.
-  private mutating func check(_ candidates: [Row], _ predicate: Predicate, limit: Int?) throws -> [Row] {
-    let compiled = CompiledPredicate(predicate)
-    var rows: [Row] = []
-    var checked = 0
-    // Candidates ascend, so one cursor reads them with short hops between neighbouring pages.
-    try txn.withCursor(collection.records) { cursor in
-      for row in candidates {
-        guard let entry = try cursor.seek(to: UInt64(row)) else {
-          throw StoreError.corruptState(reason: "an index names row \(row), which has no record")
-        }
-        checked += 1
-        if try compiled.matches(RecordView(bytes: entry.value, row: row)) {
-          rows.append(row)
-          if let limit, rows.count >= limit { break }
-        }
-      }
-    }
-    self.checked += checked
-    return rows
-  }
-
   /// Every record, checked against `predicate`.
   private mutating func scan(_ predicate: Predicate, limit: Int?) throws -> [Row] {
     let compiled = CompiledPredicate(predicate)
     var rows: [Row] = []
     var checked = 0
+    var scratch: [UInt8] = []
+    scratch.reserveCapacity(256)
     try txn.withCursor(collection.records) { cursor in
       var entry = try cursor.first()
       while let current = entry {
         let row = Row(truncatingIfNeeded: current.integerKey ?? 0)
         checked += 1
-        if try compiled.matches(RecordView(bytes: current.value, row: row)) {
+        if try compiled.matches(RecordView(bytes: current.value, row: row), scratch: &scratch) {
           rows.append(row)
           if let limit, rows.count >= limit { break }
         }
@@ -87,19 +68,6 @@ struct QueryRun<Txn: ReadableTransaction> {
     }
     self.checked += checked
     return rows
-  }
-
-  private func allRows(limit: Int?) throws -> [Row] {
-    try txn.withCursor(collection.records) { cursor in
-      var rows: [Row] = []
-      var entry = try cursor.first()
-      while let current = entry {
-        rows.append(Row(truncatingIfNeeded: current.integerKey ?? 0))
-        if let limit, rows.count >= limit { break }
-        entry = try cursor.next()
-      }
-      return rows
-    }
   }
 
 }

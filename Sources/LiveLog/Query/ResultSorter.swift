@@ -30,20 +30,8 @@ struct ResultSorter<Txn: ReadableTransaction> {
         return try walk(first, then: Array(descriptors.dropFirst()), members: rows, limit: limit)
       }
     }
-    let candidates = try rows ?? allRows()
+    let candidates = try rows ?? collection.everyRow(txn)
     return try fetchAndSort(candidates, by: descriptors, limit: limit)
-  }
-
-  private func allRows() throws -> [Row] {
-    try txn.withCursor(collection.records) { cursor in
-      var rows: [Row] = []
-      var entry = try cursor.first()
-      while let current = entry {
-        rows.append(Row(truncatingIfNeeded: current.integerKey ?? 0))
-        entry = try cursor.next()
-      }
-      return rows
-    }
   }
 
   private func fetchAndSort(_ rows: [Row], by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {

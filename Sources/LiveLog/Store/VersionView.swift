@@ -115,13 +115,19 @@ struct VersionRecords {
     }
     var keys = [PrimaryKey](repeating: .integer(0), count: rows.count)
     try txn.withCursor(collection.databases.ids) { cursor in
+      // The row after the one read is most often the cursor's next entry: a step, not a search.
+      var previous: Row?
       for index in order {
         let row = rows[index]
         if versions[row] != nil || !basedOnCurrent {
           keys[index] = try RecordView(bytes: try record(row), row: row).key(collection.schema.primaryKey)
+          previous = nil
           continue
         }
-        guard let entry = try cursor.seek(to: UInt64(row)) else {
+        var found = previous == row &- 1 ? try cursor.next() : nil
+        if found?.integerKey != UInt64(row) { found = try cursor.seek(to: UInt64(row)) }
+        previous = row
+        guard let entry = found else {
           throw StoreError.corruptState(reason: "\(collection.name): row \(row) has no key")
         }
         keys[index] = try collection.key(entry.value, row: UInt64(row))

@@ -100,4 +100,32 @@ final class Statement {
     }
     return result
   }
+
+  /// The rows as (text of the first column, integer of the second).
+  func namedIntegers() throws -> [(String, Int64)] {
+    defer { sqlite3_reset(handle) }
+    var result: [(String, Int64)] = []
+    var rc = sqlite3_step(handle)
+    while rc == SQLITE_ROW {
+      let name = sqlite3_column_text(handle, 0).map { String(cString: $0) } ?? ""
+      result.append((name, sqlite3_column_int64(handle, 1)))
+      rc = sqlite3_step(handle)
+    }
+    guard rc == SQLITE_DONE else {
+      throw SQLiteDatabase.Failure(message: String(cString: sqlite3_errmsg(database)))
+    }
+    return result
+  }
+
+  /// The rows of `EXPLAIN QUERY PLAN`'s detail column, joined: how SQLite runs the statement.
+  func planDetails() throws -> String {
+    defer { sqlite3_reset(handle) }
+    var details: [String] = []
+    var rc = sqlite3_step(handle)
+    while rc == SQLITE_ROW {
+      details.append(sqlite3_column_text(handle, 3).map { String(cString: $0) } ?? "")
+      rc = sqlite3_step(handle)
+    }
+    return details.joined(separator: "; ")
+  }
 }

@@ -34,16 +34,26 @@ extension Scenario {
           }
         }
 
-        // The ceiling: about as many bytes per record appended to one LMDB database.
-        let encoded: [[(UInt64, [UInt8])]] = {
-          var lsn: UInt64 = 0
-          return batches.map { batch in
-            batch.map { repository in
-              lsn += 1
-              // The event codec is internal to LiveLog; the record's JSON is bytes of about the
-              // size of an encoded event.
-              return (lsn, repository.recordValues.jsonBytes)
+        // The ceiling: the very event bytes LiveLog's log stored, read back from it, appended to
+        // one LMDB database in the same batches.
+        let encoded: [[(UInt64, [UInt8])]] = try {
+          let environment = try Environment(path: storeDirectory.path)
+          let stored: [(UInt64, [UInt8])] = try environment.write { txn in
+            let log = try environment.openDatabase("log", flags: .integerKey, create: false, in: txn)
+            return try txn.withCursor(log) { cursor in
+              var events: [(UInt64, [UInt8])] = []
+              var entry = try cursor.first()
+              while let current = entry {
+                if let lsn = current.integerKey { events.append((lsn, Array(current.value))) }
+                entry = try cursor.next()
+              }
+              return events
             }
+          }
+          // The collection's schema event comes first; the records follow, one event each.
+          let records = Array(stored.suffix(repositories.count))
+          return stride(from: 0, to: records.count, by: batchSize).map {
+            Array(records[$0..<min($0 + batchSize, records.count)])
           }
         }()
         let rawDirectory = try context.freshDirectory("ingest-raw")
