@@ -37,7 +37,7 @@ extension Scenario {
         // The ceiling: the very event bytes LiveLog's log stored, read back from it, appended to
         // one LMDB database in the same batches.
         let encoded: [[(UInt64, [UInt8])]] = try {
-          let environment = try Environment(path: storeDirectory.path)
+          let environment = try Environment.open(path: storeDirectory.path)
           let stored: [(UInt64, [UInt8])] = try environment.write { txn in
             let log = try environment.openDatabase("log", flags: .integerKey, create: false, in: txn)
             return try txn.withCursor(log) { cursor in
