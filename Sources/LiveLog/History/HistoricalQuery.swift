@@ -57,13 +57,8 @@ struct HistoricalQuery<Txn: ReadableTransaction> {
         let view = RecordView(bytes: try record(row), row: row)
         keyed.append((row, try query.sort.map { try view.value($0.field) }))
       }
-      keyed.sort { a, b in
-        for (index, descriptor) in query.sort.enumerated() {
-          let order = SortOrder.compare(a.keys[index], b.keys[index])
-          if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
-        }
-        return a.row < b.row
-      }
+      let sort = query.sort
+      keyed.sort { SortOrder.precedes(($0.keys, $0.row), ($1.keys, $1.row)) { sort[$0].ascending } }
       rows = keyed.map(\.row)
     }
     if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }

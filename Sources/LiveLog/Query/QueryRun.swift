@@ -75,6 +75,20 @@ struct QueryRun<Txn: ReadableTransaction> {
 /// The order of `SORT`: nil first, then values by type (numbers, dates, strings by Unicode scalar
 /// values, false before true).
 enum SortOrder {
+  /// Whether a row whose sort keys are `a` comes before one whose keys are `b`: key by key, the
+  /// `index`-th ascending when `ascending(index)`, then by row (insertion order). The one
+  /// comparator of query runs, historical queries and live queries.
+  @inline(__always)
+  static func precedes(
+    _ a: (keys: [FieldValue], row: Row), _ b: (keys: [FieldValue], row: Row), ascending: (Int) -> Bool
+  ) -> Bool {
+    for index in 0..<min(a.keys.count, b.keys.count) {
+      let order = compare(a.keys[index], b.keys[index])
+      if order != 0 { return ascending(index) ? order < 0 : order > 0 }
+    }
+    return a.row < b.row
+  }
+
   static func compare(_ a: FieldValue, _ b: FieldValue) -> Int {
     switch (a, b) {
     case (.null, .null): return 0

@@ -44,13 +44,7 @@ struct ResultSorter<Txn: ReadableTransaction> {
       let view = RecordView(bytes: bytes, row: row)
       keyed.append((row, try descriptors.map { try view.value($0.field) }))
     }
-    keyed.sort { a, b in
-      for (index, descriptor) in descriptors.enumerated() {
-        let order = SortOrder.compare(a.keys[index], b.keys[index])
-        if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
-      }
-      return a.row < b.row
-    }
+    keyed.sort { SortOrder.precedes(($0.keys, $0.row), ($1.keys, $1.row)) { descriptors[$0].ascending } }
     return keyed.prefix(limit ?? Int.max).map(\.row)
   }
 
