@@ -73,9 +73,9 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
       // A collection that does not exist yet is followed from empty: its first records arrive
       // as insertions.
       let query = try results.query.bound(to: stored?.schema ?? results.schema)
-      let (live, history) = try snapshot.read { txn -> (LiveQuery, HistoricalState?) in
+      let (live, view) = try snapshot.read { txn -> (LiveQuery, VersionView?) in
         var matches: [(row: Row, values: [FieldValue])] = []
-        var history: HistoricalState?
+        var view: VersionView?
         if let stored {
           let state = try HistoricalState.at(
             version, current: current, log: results.store.log, collection: stored, txn)
@@ -87,7 +87,7 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
             guard needsValues else { return (row, []) }
             return (row, try stored.values(try run.record(row), row: UInt64(row)))
           }
-          history = state
+          view = VersionView(state, collection: stored, store: results.store, through: current)
         } else if version > current {
           throw StoreError.lsnOutOfRange(requested: version, version: current)
         }
@@ -95,18 +95,13 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
           query: query, collection: results.collection, watching: keyPaths, version: version, matches: matches
         )
         live.deliversEveryCommit = !coalescing
-        return (live, history)
+        return (live, view)
       }
       channel.send(
         .initial(
           results.with(
             query: results.query, asOf: since,
-            evaluation: .init(
-              rows: live.visibleRows,
-              view: stored.map { stored in
-                history.map { VersionView($0, collection: stored, store: results.store, through: current) }
-                  ?? VersionView(version: version, collection: stored, store: results.store, through: current)
-              }, version: version))))
+            evaluation: .init(rows: live.visibleRows, view: view, version: version))))
       notified?()
       return LiveHub.Subscription(
         live: live, isFinished: { channel.isFinished },

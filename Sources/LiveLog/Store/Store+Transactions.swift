@@ -22,9 +22,6 @@ extension Store {
     try commit(expecting: version) { txn, state in
       let transaction = try StoreTransaction(store: self, txn: txn, state: state)
       let value = try body(transaction)
-      for mutation in transaction.mutations {
-        if let type = mutation.recordType { try type.checkLayout() }
-      }
       return (transaction.mutations, value)
     }.value
   }
@@ -46,10 +43,7 @@ extension Store {
   /// `write(expecting:_:)`.
   @discardableResult
   public func write(_ mutations: [Mutation], expecting version: UInt64) throws -> CommitSummary {
-    for mutation in mutations {
-      if let type = mutation.recordType { try type.checkLayout() }
-    }
-    return try commit(expecting: version) { _, _ in (mutations, ()) }.summary
+    try commit(expecting: version) { _, _ in (mutations, ()) }.summary
   }
 
   /// The binding of `type` if this store has made it already (no I/O).

@@ -11,11 +11,7 @@ extension Store {
   /// collection is created (or evolved to its declaration) the first time it is written.
   @discardableResult
   public func write(_ mutations: [Mutation]) throws -> CommitSummary {
-    for mutation in mutations {
-      // A record type is written only once its declaration is known to read its records back.
-      if let type = mutation.recordType { try type.checkLayout() }
-    }
-    return try commit(expecting: nil) { _, _ in (mutations, ()) }.summary
+    try commit(expecting: nil) { _, _ in (mutations, ()) }.summary
   }
 
   /// Applies `mutations` as one atomic commit; see `write(_:)` for arrays.
@@ -52,6 +48,8 @@ extension Store {
             var missing: [CollectionSchema] = []
             for index in batch.indices where targets[mutations[index].collection] == nil {
               let declaration = mutations[index].declaration
+              // A record type is written only once its declaration is known to read its records back.
+              if let type = mutations[index].recordType { try type.checkLayout() }
               guard let stored = state.collection(named: declaration.name),
                 SchemaEvolution.between(stored: stored.schema, declared: declaration) == .unchanged
               else {
