@@ -15,18 +15,13 @@ struct RepositoryGenerator {
   /// Loads the real records from the repository's fixtures.
   init(fixtures: URL = RepositoryGenerator.defaultFixtures) throws {
     let csv = try RecordFile(path: fixtures.appendingPathComponent("repos-2022.csv").path)
-    base = try csv.mutations().compactMap {
-      if case .upsert(let repository) = $0 { return repository }
-      return nil
-    }
+    base = try csv.records(of: Repository.self)
     var descriptions: [String] = []
     for index in 0...4 {
       let file = try RecordFile(
         path: fixtures.appendingPathComponent("api-repos/repos-0\(index).ndjson").path)
-      try file.forEachMutation { mutation, _ in
-        if case .upsert(let repository) = mutation, let text = repository.description, !text.isEmpty {
-          descriptions.append(text)
-        }
+      for repository in try file.records(of: Repository.self) {
+        if let text = repository.description, !text.isEmpty { descriptions.append(text) }
       }
     }
     self.descriptions = descriptions

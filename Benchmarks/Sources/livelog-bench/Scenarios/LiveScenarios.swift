@@ -49,13 +49,13 @@ extension Scenario {
         // The peer: the same commit, then re-run every query and diff its whole result against the
         // previous one.
         let peerQueries = Array(queries.prefix(queryCount))
-        var previous = try peerQueries.map { try store.results($0).ids() }
+        var previous = try peerQueries.map { try store.results(Repository.self, $0).ids() }
         var peer: [Double] = []
         for _ in 0..<(context.quick ? 3 : (queryCount >= 1_000 ? 3 : 8)) {
           let start = now()
           try commit()
           for (index, query) in peerQueries.enumerated() {
-            let ids = try store.results(query).ids()
+            let ids = try store.results(Repository.self, query).ids()
             _ = try Changeset(from: previous[index], to: ids, changed: [])
             previous[index] = ids
           }
@@ -86,7 +86,7 @@ extension Scenario {
     return terms.prefix(count).enumerated().compactMap { index, term in
       let sort = index % 2 == 0 ? " SORT(stargazers_count DESC)" : ""
       return try? Query(
-        parsing: "full_name CONTAINS[c] %@ AND language == %@" + sort, term,
+        parsing: "full_name CONTAINS[c] %@ AND language == %@" + sort, for: Repository.self, term,
         languages[index % languages.count])
     }
   }

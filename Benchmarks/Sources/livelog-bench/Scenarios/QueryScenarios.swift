@@ -80,7 +80,7 @@ private struct QueryBenchmark {
     for (label, term) in terms {
       for swiftOnly in [false, true] {
         let suffix = swiftOnly ? " AND language == 'Swift'" : ""
-        let query = try Query(parsing: "full_name CONTAINS[c] %@" + suffix, term)
+        let query = try Query(parsing: "full_name CONTAINS[c] %@" + suffix, for: Repository.self, term)
         let like = try sqlite.database.prepare(
           "SELECT id FROM repos WHERE full_name LIKE ?1" + (swiftOnly ? " AND language = 'Swift'" : ""))
         like.bind(1, "%\(term)%")
@@ -90,7 +90,9 @@ private struct QueryBenchmark {
             : "SELECT rowid FROM repos_text WHERE repos_text MATCH ?1")
         fts.bind(1, "full_name : \"\(term)\"")
         var count = 0
-        let ours = try measure(context.repetitions) { count = try liveStore.results(query).ids().count }
+        let ours = try measure(context.repetitions) {
+          count = try liveStore.results(Repository.self, query).ids().count
+        }
         let likeCount = try like.integers().count
         let likeStats = try measure(context.repetitions) { _ = try like.integers() }
         let ftsCount = try fts.integers().count
@@ -150,10 +152,10 @@ private struct QueryBenchmark {
     _ name: String, _ store: Store, _ text: String, _ sqlite: SQLiteRepositoryStore, _ sql: String,
     peer: String
   ) throws {
-    let query = try Query(parsing: text)
+    let query = try Query(parsing: text, for: Repository.self)
     let statement = try sqlite.database.prepare(sql)
     var ours: [Int64] = []
-    let ourStats = try measure(context.repetitions) { ours = try store.results(query).ids() }
+    let ourStats = try measure(context.repetitions) { ours = try store.results(Repository.self, query).ids() }
     let theirs = try statement.integers()
     let peerStats = try measure(context.repetitions) { _ = try statement.integers() }
     if ours.count != theirs.count {

@@ -61,8 +61,14 @@ extension Scenario {
 
     // As-of queries at several depths, beside replaying the prefix and querying it.
     let queries = [
-      ("seed query", try Query(parsing: "full_name CONTAINS[c] 'learn' AND language == 'Swift'")),
-      ("top 20 by stars", try Query(parsing: "language == 'Python' SORT(stargazers_count DESC) LIMIT(20)")),
+      (
+        "seed query",
+        try Query(parsing: "full_name CONTAINS[c] 'learn' AND language == 'Swift'", for: Repository.self)
+      ),
+      (
+        "top 20 by stars",
+        try Query(parsing: "language == 'Python' SORT(stargazers_count DESC) LIMIT(20)", for: Repository.self)
+      ),
     ]
     for depth in [0.01, 0.1, 0.5, 0.9] {
       let lsn = UInt64(Double(events) * (1 - depth))
@@ -71,7 +77,7 @@ extension Scenario {
         let ours = try measure(
           context.quick ? .quick : Repetitions(warmup: 1, measured: 5, budget: 20, minimum: 2)
         ) {
-          count = try store.results(query, asOf: lsn).ids().count
+          count = try store.results(Repository.self, query, asOf: lsn).ids().count
         }
         var peer: Statistics?
         if label == "seed query" {
@@ -79,7 +85,7 @@ extension Scenario {
           let target = directory.appendingPathComponent("prefix-\(lsn)").path
           let start = now()
           let prefix = try store.replay(into: target, through: lsn, options: options)
-          let expected = try prefix.results(query).ids().count
+          let expected = try prefix.results(Repository.self, query).ids().count
           peer = Statistics([now() - start])
           if expected != count {
             print("  note: as-of \(lsn) found \(count) rows, the replayed prefix \(expected)")
