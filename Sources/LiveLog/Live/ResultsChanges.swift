@@ -26,7 +26,8 @@ public struct ResultsChanges<Value: Sendable>: AsyncSequence, Sendable {
 
   public func makeAsyncIterator() -> Iterator {
     Iterator(
-      subscription: LiveSubscription(results: results, keyPaths: keyPaths, since: since, coalescing: coalescing))
+      subscription: LiveSubscription(
+        results: results, keyPaths: keyPaths, since: since, coalescing: coalescing))
   }
 
   public struct Iterator: AsyncIteratorProtocol {
@@ -68,10 +69,11 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
         var matches: [(row: Row, values: [FieldValue])] = []
         var history: HistoricalState?
         if let stored {
-          let state = try HistoricalState.at(version, current: current, log: results.store.log, collection: stored, txn)
+          let state = try HistoricalState.at(
+            version, current: current, log: results.store.log, collection: stored, txn)
           let run = HistoricalQuery(collection: stored, log: results.store.log, txn: txn, state: state)
           // The whole result: a LIMIT is a window over it.
-          let rows = try run.rows(for: Query(predicate: query.predicate, sort: query.sort))
+          let rows = try run.rows(for: query.unlimited)
           let needsValues = LiveQuery.needsValues(query, watching: keyPaths)
           matches = try rows.map { row -> (row: Row, values: [FieldValue]) in
             guard needsValues else { return (row, []) }
@@ -82,7 +84,8 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
           throw StoreError.lsnOutOfRange(requested: version, version: current)
         }
         var live = try LiveQuery(
-          query: query, collection: results.collection, watching: keyPaths, version: version, matches: matches)
+          query: query, collection: results.collection, watching: keyPaths, version: version, matches: matches
+        )
         live.deliversEveryCommit = !coalescing
         return (live, history)
       }
@@ -99,7 +102,8 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
         deliver: { changeset, rows, version, snapshot, collection, history in
           let updated = results.with(
             query: results.query, asOf: nil,
-            evaluation: .init(rows: rows, snapshot: snapshot, stored: collection, version: version, history: history))
+            evaluation: .init(
+              rows: rows, snapshot: snapshot, stored: collection, version: version, history: history))
           channel.send(.update(updated, changeset))
           notified?()
         })
@@ -171,7 +175,8 @@ extension Results {
       guard let field = schema.field(named: name) else {
         throw QueryError(
           kind: .unknownField,
-          message: "unknown key path '\(name)'; valid fields: " + schema.fields.map(\.name).joined(separator: ", "))
+          message: "unknown key path '\(name)'; valid fields: "
+            + schema.fields.map(\.name).joined(separator: ", "))
       }
       fields.append(field)
     }
