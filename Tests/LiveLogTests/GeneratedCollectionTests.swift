@@ -40,8 +40,12 @@ import Testing
     let collection = try store.read { _, state in try #require(state.collection(named: "things")) }
     for index in 0..<30 {
       var query = generator.query(using: &random)
-      if index % 3 == 0 { query.limit = Int.random(in: 1...15, using: &random) } else if index % 3 == 1 { query.limit = nil }
-      let initial = try store.results(in: "things", Query(predicate: query.predicate, sort: query.sort))
+      if index % 3 == 0 {
+        query.clauses.append(.limit(Int.random(in: 1...15, using: &random)))
+      } else if index % 3 == 1 {
+        query.clauses.removeAll { if case .limit = $0 { true } else { false } }
+      }
+      let initial = try store.results(in: "things", query.unlimited)
       let matches = try initial.rows.map { row -> (row: Row, values: [FieldValue]) in
         let values = try store.environment.read { txn in
           try collection.values(try #require(try collection.record(at: UInt64(row), txn)), row: UInt64(row))
@@ -49,7 +53,8 @@ import Testing
         return (row, values)
       }
       lives.append(
-        try LiveQuery(query: query, collection: "things", watching: nil, version: try store.version(), matches: matches))
+        try LiveQuery(
+          query: query, collection: "things", watching: nil, version: try store.version(), matches: matches))
     }
     // The model: every stored record by key, in insertion order.
     var model = Array(pool.prefix(300))
@@ -69,13 +74,18 @@ import Testing
           values[0] = pool[index][0]
           pool[index] = values
           batch.append(.upsert(RecordValues(schema: Self.schema, values: values)))
-          if let at = model.firstIndex(where: { PrimaryKey($0[0]) == key }) { model[at] = values } else { model.append(values) }
+          if let at = model.firstIndex(where: { PrimaryKey($0[0]) == key }) {
+            model[at] = values
+          } else {
+            model.append(values)
+          }
         }
       }
       let before = try store.version()
       try store.write(batch)
       let commits = try store.read { txn, catalog in
-        try store.log.commits(after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["things"], txn)
+        try store.log.commits(
+          after: before, through: try store.log.lastLSN(txn), catalog: catalog, collections: ["things"], txn)
       }
       for index in lives.indices {
         let expected = GeneratedCollection.bruteForce(lives[index].query, model)
@@ -83,7 +93,9 @@ import Testing
         var changeset: Changeset?
         for commit in commits { changeset = try lives[index].apply(commit) }
         guard let changeset else {
-          #expect(previous[index] == expected, "round \(round): no changeset, but \(lives[index].query.text) changed")
+          #expect(
+            previous[index] == expected,
+            "round \(round): no changeset, but \(lives[index].query.text) changed")
           continue
         }
         let applied = try changeset.applied(to: previous[index]) { expected[$0] }
@@ -120,7 +132,8 @@ import Testing
       for _ in 0..<20 {
         let query = generator.query(using: &random)
         let asOf = try store.results(in: "things", query, asOf: lsn).keys()
-        let rebuilt = try prefix.schema(of: "things") == nil ? [] : try prefix.results(in: "things", query).keys()
+        let rebuilt =
+          try prefix.schema(of: "things") == nil ? [] : try prefix.results(in: "things", query).keys()
         #expect(asOf == rebuilt, "as of \(lsn) of \(version): \(query.text)")
       }
     }

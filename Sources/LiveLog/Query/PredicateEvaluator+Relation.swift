@@ -48,7 +48,7 @@ extension PredicateEvaluator {
     }
   }
 
-  static func values(_ expression: Expression, _ value: (Field) -> FieldValue) -> Values {
+  static func values(_ expression: QueryExpression, _ value: (Field) -> FieldValue) -> Values {
     switch expression {
     case .field(let field):
       let stored = value(field)
@@ -65,7 +65,7 @@ extension PredicateEvaluator {
   }
 
   /// The single value of a scalar expression.
-  static func scalar(_ expression: Expression, _ value: (Field) -> FieldValue) -> FieldValue {
+  static func scalar(_ expression: QueryExpression, _ value: (Field) -> FieldValue) -> FieldValue {
     switch expression {
     case .field(let field): return value(field)
     case .value(let constant): return FieldValue(constant)

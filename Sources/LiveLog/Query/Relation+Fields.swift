@@ -9,7 +9,7 @@ extension Relation {
   }
 }
 
-extension Expression {
+extension QueryExpression {
   func collectFields(into found: inout [Field]) {
     switch self {
     case .field(let field), .count(let field), .element(let field, _): found.append(field)
@@ -21,7 +21,7 @@ extension Expression {
   }
 
   /// The expression with each field replaced by `resolve`'s answer.
-  func mapFields<E: Error>(_ resolve: (Field) throws(E) -> Field) throws(E) -> Expression {
+  func mapFields<E: Error>(_ resolve: (Field) throws(E) -> Field) throws(E) -> QueryExpression {
     switch self {
     case .field(let field): return .field(try resolve(field))
     case .count(let field): return .count(try resolve(field))

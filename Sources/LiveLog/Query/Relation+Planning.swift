@@ -16,7 +16,7 @@ extension Relation {
   }
 }
 
-extension Expression {
+extension QueryExpression {
   fileprivate var fieldCount: Int {
     var fields: [Field] = []
     collectFields(into: &fields)

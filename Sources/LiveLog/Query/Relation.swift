@@ -17,6 +17,8 @@ public struct Relation: Hashable, Sendable {
     self.operator = `operator`
     self.options = options
     self.right = right
+    // BETWEEN's list is its two bounds, not values to quantify.
+    if `operator` == .between { self.right.quantifier = .single }
   }
 }
 
@@ -24,9 +26,9 @@ public struct Relation: Hashable, Sendable {
 public struct Operand: Hashable, Sendable {
   /// `.any`, `.all` or `.none` for a side with several values; `.single` for one value.
   public var quantifier: Quantifier
-  public var expression: Expression
+  public var expression: QueryExpression
 
-  public init(_ expression: Expression, quantifier: Quantifier = .single) {
+  public init(_ expression: QueryExpression, quantifier: Quantifier = .single) {
     self.expression = expression
     // A list's values combine with ANY unless told otherwise; one spelling keeps equal
     // relations equal.
@@ -35,7 +37,7 @@ public struct Operand: Hashable, Sendable {
 }
 
 /// A value computed from a record.
-public indirect enum Expression: Hashable, Sendable {
+public indirect enum QueryExpression: Hashable, Sendable {
   /// A field's value; for a list field, its elements.
   case field(Field)
   /// A constant; `.list` for a list literal `{…}` (its elements are the values).
@@ -46,7 +48,7 @@ public indirect enum Expression: Hashable, Sendable {
   /// `list[FIRST]`, `list[LAST]`, `list[n]`: one element, nil when there is none.
   case element(Field, ElementIndex)
   /// `a + b`, `a - b`, `a * b`, `a / b` on numbers.
-  case arithmetic(ArithmeticOperator, Expression, Expression)
+  case arithmetic(ArithmeticOperator, QueryExpression, QueryExpression)
 
   /// Whether the expression yields several values: a list field or a list literal.
   public var isMultiple: Bool {

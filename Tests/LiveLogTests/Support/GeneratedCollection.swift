@@ -27,7 +27,8 @@ struct GeneratedCollection {
     ])
 
   static let pieces = [
-    "anim", "Anim", "ÁNIM", "swift", "Swift", "straße", "STRASSE", "ſtar", "ΣΟΦΙΑ", "σοφία", "école", "e\u{301}cole",
+    "anim", "Anim", "ÁNIM", "swift", "Swift", "straße", "STRASSE", "ſtar", "ΣΟΦΙΑ", "σοφία", "école",
+    "e\u{301}cole",
     "日本語", "🙂", "a", "ab", "kit", "-", " ", "zoë", "Zoe", "İstanbul",
   ]
 
@@ -38,8 +39,12 @@ struct GeneratedCollection {
   }
 
   static func record(_ index: Int, _ random: inout SeededRandom) -> [FieldValue] {
-    func maybe(_ value: FieldValue) -> FieldValue { Int.random(in: 0..<4, using: &random) == 0 ? .null : value }
-    func text(_ parts: Int) -> String { (0..<parts).map { _ in pieces.randomElement(using: &random) ?? "x" }.joined() }
+    func maybe(_ value: FieldValue) -> FieldValue {
+      Int.random(in: 0..<4, using: &random) == 0 ? .null : value
+    }
+    func text(_ parts: Int) -> String {
+      (0..<parts).map { _ in pieces.randomElement(using: &random) ?? "x" }.joined()
+    }
     let seconds = Int64.random(in: 1_500_000_000...1_500_000_400, using: &random)
     return [
       .string("k\(index)-\(text(1))"),
@@ -51,10 +56,15 @@ struct GeneratedCollection {
       maybe(.double([-1.5, 0, 0.25, 2.5, 10, 99.75, -0.0].randomElement(using: &random) ?? 1)),
       maybe(.double(Double(Int.random(in: 0...40, using: &random)) / 8)),
       maybe(.bool(Bool.random(using: &random))),
-      maybe(.date(Timestamp(secondsSince1970: seconds, nanoseconds: Int32.random(in: 0...3, using: &random) * 250_000_000))),
+      maybe(
+        .date(
+          Timestamp(
+            secondsSince1970: seconds, nanoseconds: Int32.random(in: 0...3, using: &random) * 250_000_000))),
       maybe(.date(Timestamp(secondsSince1970: seconds))),
       maybe(.strings((0..<Int.random(in: 0...3, using: &random)).map { _ in text(1) })),
-      maybe(.integers((0..<Int.random(in: 0...3, using: &random)).map { _ in Int64.random(in: 0...9, using: &random) })),
+      maybe(
+        .integers(
+          (0..<Int.random(in: 0...3, using: &random)).map { _ in Int64.random(in: 0...9, using: &random) })),
       maybe(.string(text(1))),
     ]
   }
@@ -66,27 +76,17 @@ struct GeneratedCollection {
     let store = try Store(directory: directory.child("things"), options: options)
     try store.createCollection(schema)
     for start in stride(from: 0, to: records.count, by: 500) {
-      try store.write(records[start..<min(start + 500, records.count)].map { .upsert(RecordValues(schema: schema, values: $0)) })
+      try store.write(
+        records[start..<min(start + 500, records.count)].map {
+          .upsert(RecordValues(schema: schema, values: $0))
+        })
     }
     return store
   }
 
-  /// The brute-force answer over `records` (in insertion order): every record checked, then
-  /// sorted, then limited. Returns the keys.
+  /// The brute-force answer over `records` (in insertion order), from the reference evaluator.
+  /// Returns the keys.
   static func bruteForce(_ query: Query, _ records: [[FieldValue]]) -> [PrimaryKey] {
-    var matches = records.indices.filter { index in
-      PredicateEvaluator.matches(query.predicate) { records[index][$0.position] }
-    }
-    if !query.sort.isEmpty {
-      matches.sort { a, b in
-        for descriptor in query.sort {
-          let order = SortOrder.compare(records[a][descriptor.field.position], records[b][descriptor.field.position])
-          if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
-        }
-        return a < b
-      }
-    }
-    if let limit = query.limit { matches = Array(matches.prefix(limit)) }
-    return matches.compactMap { PrimaryKey(records[$0][0]) }
+    ReferenceEvaluator.answer(query, records).compactMap { PrimaryKey(records[$0][0]) }
   }
 }

@@ -73,7 +73,7 @@ extension QueryParser {
     }
     let left = try side(after: nil)
     let op = try comparisonOperator(after: tokens[position - 1])
-    let right = try side(after: op.token)
+    let right = try side(after: op.token, isRight: true)
     return try typed(left, op, right)
   }
 
@@ -85,12 +85,21 @@ extension QueryParser {
   }
 
   /// `[ANY|SOME|ALL|NONE] expression`.
-  private mutating func side(after previous: Token?) throws(QueryError) -> SideNode {
+  private mutating func side(after previous: Token?, isRight: Bool = false) throws(QueryError) -> SideNode {
     var quantifier: (Quantifier, Token)?
     if let (_, found) = QueryParser.quantifierWords.first(where: { current.isKeyword($0.0) }) {
       quantifier = (found, advance())
     }
     let column = current.column
+    if isRight, case .identifier(let word) = current.kind, !current.isReservedWord,
+      schema.field(named: word) == nil,
+      !word.hasSuffix(".length")
+    {
+      // A word that names no field, right of an operator, is most likely text without quotes.
+      let after = previous.map { "a value after \($0.quoted)" } ?? "a value"
+      let hint = word.count > 40 ? "" : " (text needs quotes: '\(word)')"
+      throw error(.syntax, "expected \(after), found \(current.quoted)\(hint)", at: current)
+    }
     let expression = try additive(after: quantifier?.1 ?? previous)
     return SideNode(quantifier: quantifier, expression: expression, column: column)
   }

@@ -19,6 +19,12 @@ extension QueryParser {
   {
     for side in [left, right] {
       if let (_, token) = side.quantifier, !side.expression.isMultiple {
+        if case .field(let key) = side.expression {
+          throw error(
+            .typeMismatch,
+            "\(token.text.uppercased()) applies to list fields (string or integer lists); \(QueryParser.describe(key.field))",
+            at: token)
+        }
         throw error(
           .typeMismatch,
           "\(token.text.uppercased()) applies to lists (a list field or {…}); \(describe(side.expression)) has one value",
@@ -61,6 +67,16 @@ extension QueryParser {
         return try typed(
           right, flipped, SideNode(quantifier: nil, expression: .value(value), column: left.column))
       }
+    }
+    // A list literal first, a field of one value second: the mirrored comparison, field first
+    // (`{'Go', 'Rust'} == language` is `language == {'Go', 'Rust'}`), which the indexes serve.
+    if case .value(let value) = left.expression, case .list = value.content,
+      case .field(let key) = right.expression,
+      right.quantifier == nil, !key.field.type.isList, let mirrored = op.comparisonOperator.mirrored
+    {
+      var flipped = op
+      flipped.comparisonOperator = mirrored
+      return try typed(right, flipped, left)
     }
     let relation = try self.relation(left, op, right)
     if relation.left.expression.isConstant && relation.right.expression.isConstant {
@@ -211,7 +227,7 @@ extension QueryParser {
   }
 
   private func expression(_ node: ExpressionNode, kind: ValueKind?, allowsNull: Bool) throws(QueryError)
-    -> Expression
+    -> QueryExpression
   {
     switch node {
     case .field(let key): return .field(key.field)

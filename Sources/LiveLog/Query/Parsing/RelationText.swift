@@ -27,7 +27,7 @@ extension Operand {
   }
 }
 
-extension Expression {
+extension QueryExpression {
   /// The expression in the query language, parenthesized only where precedence needs it.
   var text: String {
     switch self {

@@ -73,7 +73,7 @@ extension Query {
 
   /// The key added to the last clause when it is a sort (as a tie-breaker of its keys), or as a
   /// new sort after the last clause.
-  private func appendingSortKey(_ key: SortDescriptor) -> Query {
+  func appendingSortKey(_ key: SortDescriptor) -> Query {
     var query = self
     if case .sort(let keys)? = query.clauses.last {
       query.clauses[query.clauses.count - 1] = .sort(keys + [key])
