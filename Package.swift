@@ -14,7 +14,8 @@ let package = Package(
     .library(name: "Changesets", targets: ["Changesets"]),
     .library(name: "LMDB", targets: ["LMDB"]),
     .library(name: "GitHubSearch", targets: ["GitHubSearch"]),
-    .executable(name: "livelog", targets: ["livelog"]),
+    // The command line; its module is LiveLogCommand, so that no two names differ only by case.
+    .executable(name: "livelog", targets: ["LiveLogCommand"]),
   ],
   targets: [
     .systemLibrary(
@@ -27,16 +28,24 @@ let package = Package(
     .target(name: "LiveLog", dependencies: ["LMDB", "Changesets"], swiftSettings: strictSettings),
     .target(name: "GitHubSearch", dependencies: ["LiveLog"], swiftSettings: strictSettings),
     .executableTarget(
-      name: "livelog", dependencies: ["LiveLog", "Changesets", "GitHubSearch"], swiftSettings: strictSettings),
-    .testTarget(name: "LMDBTests", dependencies: ["LMDB"], swiftSettings: strictSettings),
-    .testTarget(name: "ChangesetsTests", dependencies: ["Changesets"], swiftSettings: strictSettings),
-    .testTarget(name: "LiveLogTests", dependencies: ["LiveLog"], swiftSettings: strictSettings),
+      name: "LiveLogCommand", dependencies: ["LiveLog", "Changesets", "GitHubSearch"], swiftSettings: strictSettings),
+    // What every test target shares: seeded randomness, temporary directories, fixture paths.
+    .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+    .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "ChangesetsTests", dependencies: ["Changesets", "TestSupport"], swiftSettings: strictSettings),
+    .testTarget(
+      name: "LiveLogTests", dependencies: ["LiveLog", "TestSupport"], swiftSettings: strictSettings),
     // An app's record types through the public API only (no @testable import).
-    .testTarget(name: "RecordTypesTests", dependencies: ["LiveLog", "Changesets"], swiftSettings: strictSettings),
     .testTarget(
-      name: "GitHubSearchTests", dependencies: ["GitHubSearch", "LiveLog"], swiftSettings: strictSettings),
+      name: "RecordTypesTests", dependencies: ["LiveLog", "Changesets", "TestSupport"],
+      swiftSettings: strictSettings),
     .testTarget(
-      name: "SearchAppTests", dependencies: ["livelog", "GitHubSearch", "LiveLog", "Changesets"],
+      name: "GitHubSearchTests", dependencies: ["GitHubSearch", "LiveLog", "TestSupport"],
+      swiftSettings: strictSettings),
+    .testTarget(
+      name: "SearchAppTests",
+      dependencies: ["LiveLogCommand", "GitHubSearch", "LiveLog", "Changesets", "TestSupport"],
       swiftSettings: strictSettings),
   ],
   swiftLanguageModes: [.v6]

@@ -21,7 +21,8 @@ struct SearchResponseBody {
     // The format is forced: detection would read an empty or line-separated body as NDJSON.
     let mutations: [Mutation]
     do {
-      mutations = try RecordFile(source: source, bytes: bytes, format: .searchResponse).mutations(of: Repository.self)
+      mutations = try RecordFile(source: source, bytes: bytes, format: .searchResponse).mutations(
+        of: Repository.self)
     } catch let error as InputError {
       throw .malformedResponse(error)
     } catch {

@@ -47,7 +47,8 @@ import Testing
       let store = try Store(directory: directory.child("store"))
       try store.environment.write { txn in
         try txn.put(
-          store.repositoriesCollection().databases.terms, IndexKeys.termPrefix(field: 9, value: "Swift") + [0, 0, 0, 1], [1, 0])
+          store.repositoriesCollection().databases.terms,
+          IndexKeys.termPrefix(field: 9, value: "Swift") + [0, 0, 0, 1], [1, 0])
       }
     }
     let failed = try tool.run(["replay", "--verify"])

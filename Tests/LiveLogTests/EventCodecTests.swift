@@ -29,7 +29,9 @@ import Testing
     try bytes.withUnsafeBytes { try EventCodec.header($0, lsn: lsn).event(in: Self.catalog) }
   }
 
-  private func upsert(_ repository: Repository, lsn: UInt64, time: Int64, ends: Bool, row: UInt64, previous: UInt64?)
+  private func upsert(
+    _ repository: Repository, lsn: UInt64, time: Int64, ends: Bool, row: UInt64, previous: UInt64?
+  )
     -> Event
   {
     Event(
@@ -46,8 +48,11 @@ import Testing
       #expect(try decode(EventCodec.encode(event, collectionID: 1), lsn: event.lsn) == event)
       // Format 1, as stores made before collections hold it: the same event.
       #expect(try decode(EventCodec.encode(event, collectionID: 0), lsn: event.lsn) == event)
-      #expect(try Repository(values: try #require(decode(EventCodec.encode(event, collectionID: 1), lsn: event.lsn)
-        .change.upsertedRecord)) == repository)
+      #expect(
+        try Repository(
+          values: try #require(
+            decode(EventCodec.encode(event, collectionID: 1), lsn: event.lsn)
+              .change.upsertedRecord)) == repository)
     }
     let delete = Event(
       lsn: 9, time: CommitTime(microsecondsSince1970: -5), collection: "repositories", schemaVersion: 1,
@@ -61,7 +66,7 @@ import Testing
     let event = upsert(repository, lsn: 77, time: 1, ends: true, row: 300, previous: 12)
     for collectionID: UInt32 in [0, 1] {
       let encoded = try EventCodec.encode(event, collectionID: collectionID)
-      var random = SeededRandom(seed: 3)
+      var random = SplitMix64(seed: 3)
       for index in encoded.indices {
         var damaged = encoded
         damaged[index] ^= UInt8.random(in: 1...255, using: &random)
@@ -78,7 +83,8 @@ import Testing
 
   @Test func anUnknownFormatVersionIsRejectedByName() throws {
     var encoded = EventCodec.beginDelete(
-      .integer(5), time: CommitTime(microsecondsSince1970: 0), .init(collection: 1, schemaVersion: 1, row: 3, previous: 0))
+      .integer(5), time: CommitTime(microsecondsSince1970: 0),
+      .init(collection: 1, schemaVersion: 1, row: 3, previous: 0))
     encoded[0] = 3
     EventCodec.seal(&encoded, lsn: 1, endsCommit: true)
     do {
@@ -123,10 +129,16 @@ import Testing
         Field(position: 0, name: "s", type: .stringList), Field(position: 0, name: "n", type: .integerList),
       ])
     let samples: [[FieldValue]] = [
-      [.string("a"), .integer(-7), .double(-0.5), .bool(true), .date(Timestamp(secondsSince1970: -1, nanoseconds: 5)),
-       .strings(["x", ""]), .integers([Int64.min, 0, Int64.max])],
-      [.string("b"), .null, .double(.infinity), .bool(false), .date(Timestamp(secondsSince1970: 1_700_000_000)),
-       .strings([]), .integers([])],
+      [
+        .string("a"), .integer(-7), .double(-0.5), .bool(true),
+        .date(Timestamp(secondsSince1970: -1, nanoseconds: 5)),
+        .strings(["x", ""]), .integers([Int64.min, 0, Int64.max]),
+      ],
+      [
+        .string("b"), .null, .double(.infinity), .bool(false),
+        .date(Timestamp(secondsSince1970: 1_700_000_000)),
+        .strings([]), .integers([]),
+      ],
       [.string("c"), .integer(0), .null, .null, .null, .null, .null],
     ]
     for values in samples {

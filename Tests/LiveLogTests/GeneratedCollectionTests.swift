@@ -14,7 +14,7 @@ import Testing
     let directory = try TemporaryDirectory()
     let records = GeneratedCollection.records(count: 2_000, seed: 40 + UInt64(chunk))
     let store = try GeneratedCollection.store(directory, records: records)
-    var random = SeededRandom(seed: 500 + UInt64(chunk))
+    var random = SplitMix64(seed: 500 + UInt64(chunk))
     var generator = PredicateGenerator(schema: Self.schema, records: records)
     for round in 0..<200 {
       let generated = generator.query(using: &random)
@@ -32,7 +32,7 @@ import Testing
   /// commit each changeset turns the previous result into the brute-force one.
   @Test func liveQueriesAgreeWithBruteForceAfterEveryCommit() throws {
     let directory = try TemporaryDirectory()
-    var random = SeededRandom(seed: 7)
+    var random = SplitMix64(seed: 7)
     var pool = GeneratedCollection.records(count: 600, seed: 8)
     let store = try GeneratedCollection.store(directory, records: Array(pool.prefix(300)))
     var generator = PredicateGenerator(schema: Self.schema, records: pool)
@@ -108,7 +108,7 @@ import Testing
   /// As-of queries at random versions equal the same queries on a store replayed to that version.
   @Test func asOfQueriesEqualQueriesOnTheReplayedPrefix() throws {
     let directory = try TemporaryDirectory()
-    var random = SeededRandom(seed: 11)
+    var random = SplitMix64(seed: 11)
     let pool = GeneratedCollection.records(count: 300, seed: 12)
     let store = try GeneratedCollection.store(directory, records: Array(pool.prefix(100)))
     for _ in 0..<50 {

@@ -12,7 +12,7 @@ import Testing
     var options = StoreOptions()
     options.durability = .noSync
     let store = try Store(directory: directory.child("live"), options: options)
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let pool = Array(QueryFixture.shared.repositories.shuffled(using: &random).prefix(400))
     for _ in 0..<commits {
       var batch: [Mutation] = []
@@ -39,7 +39,7 @@ import Testing
   func asOfQueriesEqualQueriesOnTheReplayedPrefix(seed: UInt64) throws {
     let (directory, store, pool) = try Self.randomStore(seed: seed, commits: 80)
     let version = try store.version()
-    var random = SeededRandom(seed: seed * 77)
+    var random = SplitMix64(seed: seed * 77)
     var generator = PredicateGenerator(repositories: pool)
     var checkpoints: [UInt64] = [0, 1, version, version / 2]
     for _ in 0..<5 { checkpoints.append(UInt64.random(in: 1...version, using: &random)) }
@@ -61,7 +61,7 @@ import Testing
     let (directory, store, pool) = try Self.randomStore(seed: seed, commits: 60)
     defer { withExtendedLifetime(directory) {} }
     let version = try store.version()
-    var random = SeededRandom(seed: seed * 31)
+    var random = SplitMix64(seed: seed * 31)
     var generator = PredicateGenerator(repositories: pool)
     for _ in 0..<60 {
       let a = UInt64.random(in: 0...version, using: &random)
@@ -95,7 +95,7 @@ import Testing
     let store = try Store(directory: directory.child("live"), options: options)
     let all = Array(QueryFixture.shared.repositories.prefix(5_000))
     try store.write(all.map(Mutation.upsert))
-    var random = SeededRandom(seed: 41)
+    var random = SplitMix64(seed: 41)
     for _ in 0..<12 {
       var batch: [Mutation] = []
       for _ in 0..<Int.random(in: 1...8, using: &random) {

@@ -73,7 +73,7 @@ import Testing
   }
 
   @Test func writerOutputParsesBackToTheSameStrings() throws {
-    var random = SeededRandom(seed: 7)
+    var random = SplitMix64(seed: 7)
     let alphabet: [Character] = ["a", "\"", "\\", "\n", "\t", "\u{01}", "é", "😀", "/", " "]
     for _ in 0..<500 {
       let text = String(

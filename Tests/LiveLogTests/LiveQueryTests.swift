@@ -26,7 +26,7 @@ import Testing
     var options = StoreOptions()
     options.durability = .noSync
     let store = try Store(directory: directory.child("store"), options: options)
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let pool = Array(QueryFixture.shared.repositories.shuffled(using: &random).prefix(600))
     try store.write(pool.prefix(300).map(Mutation.upsert))
     var generator = PredicateGenerator(repositories: pool)

@@ -38,7 +38,7 @@ import Testing
 
   @Test(arguments: 0..<8)
   func randomPredicatesAgreeWithBruteForce(chunk: Int) throws {
-    var random = SeededRandom(seed: 1_000 + UInt64(chunk))
+    var random = SplitMix64(seed: 1_000 + UInt64(chunk))
     var generator = PredicateGenerator(repositories: Self.fixture.repositories)
     for round in 0..<250 {
       let generated = generator.query(using: &random)

@@ -22,7 +22,7 @@ import Testing
       "'\"\\(){}[],.%@K!=<>&|  abcnu0123456789-:@TZe+_\t\n") + ["é", "🇫🇷", "\u{301}", "\r\n", "\u{0}", "ß"]
 
   @Test func randomMutationsNeverCrash() {
-    var random = SeededRandom(seed: 7)
+    var random = SplitMix64(seed: 7)
     var parsed = 0
     for _ in 0..<5_000 {
       let (seed, arguments) = Self.seeds.randomElement(using: &random) ?? ("", [])
@@ -54,7 +54,7 @@ import Testing
   }
 
   @Test func textRoundTripsRandomQueries() throws {
-    var generator = RandomQueryGenerator(random: SeededRandom(seed: 2_024))
+    var generator = RandomQueryGenerator(random: SplitMix64(seed: 2_024))
     for _ in 0..<2_000 {
       let query = generator.query()
       let text = query.text
@@ -70,7 +70,7 @@ import Testing
 
 /// Random queries as the parser and the typed form build them: valid types, flattened chains.
 struct RandomQueryGenerator {
-  var random: SeededRandom
+  var random: SplitMix64
 
   mutating func query() -> Query {
     let sortable = Repository.schema.fields.filter { $0.type != .stringList }
@@ -140,7 +140,7 @@ struct RandomQueryGenerator {
 
   /// A right-hand side for `op`: a list for IN, two bounds for BETWEEN, one value otherwise.
   private mutating func operand(
-    _ op: ComparisonOperator, nullable: Bool, _ make: (inout SeededRandom) -> QueryValue
+    _ op: ComparisonOperator, nullable: Bool, _ make: (inout SplitMix64) -> QueryValue
   ) -> QueryValue {
     let canBeNull = nullable && Int.random(in: 0..<6, using: &random) == 0
     switch op {
@@ -164,12 +164,12 @@ struct RandomQueryGenerator {
     "ß", "*", "?", "%@", "{", "}", "AND", "1", "2021-01-01",
   ]
 
-  private static func string(_ random: inout SeededRandom) -> QueryValue {
+  private static func string(_ random: inout SplitMix64) -> QueryValue {
     let count = Int.random(in: 0...6, using: &random)
     return .string((0..<count).map { _ in Self.pieces.randomElement(using: &random) ?? "" }.joined())
   }
 
-  private static func number(_ random: inout SeededRandom) -> QueryValue {
+  private static func number(_ random: inout SplitMix64) -> QueryValue {
     switch Int.random(in: 0..<5, using: &random) {
     case 0: return .integer(Int64.random(in: .min ... .max, using: &random))
     case 1: return .integer(Int64.random(in: -1_000...1_000, using: &random))
@@ -182,7 +182,7 @@ struct RandomQueryGenerator {
     }
   }
 
-  private static func date(_ random: inout SeededRandom) -> QueryValue {
+  private static func date(_ random: inout SplitMix64) -> QueryValue {
     let seconds =
       Bool.random(using: &random)
       ? Int64.random(in: Timestamp.range, using: &random) : Int64.random(in: .min ... .max, using: &random)

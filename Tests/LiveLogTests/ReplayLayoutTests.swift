@@ -99,7 +99,8 @@ import Testing
       changed.remove(at: 1)
     }
     try rebuilt.environment.write { txn in
-      try txn.put(rebuilt.repositoriesCollection().databases.trigrams, key, PostingBlocks.encode(changed[...]))
+      try txn.put(
+        rebuilt.repositoriesCollection().databases.trigrams, key, PostingBlocks.encode(changed[...]))
     }
     let difference = try #require(try store.firstDifference(from: rebuilt))
     #expect(difference.database == "repositories.index.trigrams")
@@ -114,7 +115,7 @@ import Testing
     var options = StoreOptions()
     options.durability = .noSync
     let store = try Store(directory: directory.child("live"), options: options)
-    var random = SeededRandom(seed: 12)
+    var random = SplitMix64(seed: 12)
     let pool = QueryFixture.shared.repositories.prefix(9_000).enumerated().map { index, repository in
       var repository = repository
       if index % 7 == 0 { repository.id = -repository.id }

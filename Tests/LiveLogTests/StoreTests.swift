@@ -63,7 +63,7 @@ struct ModelStore {
     let directory = try TemporaryDirectory()
     let store = try Store(directory: directory.child("store"))
     var model = ModelStore()
-    var random = SeededRandom(seed: 11)
+    var random = SplitMix64(seed: 11)
     let ids = Self.pool.map(\.id)
     for round in 0..<150 {
       var batch: [Mutation] = []

@@ -15,20 +15,24 @@ import Testing
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     for name in ["data.mdb", "LIVELOG"] {
       try FileManager.default.copyItem(
-        atPath: fixture.appendingPathComponent(name).path, toPath: (path as NSString).appendingPathComponent(name))
+        atPath: fixture.appendingPathComponent(name).path,
+        toPath: (path as NSString).appendingPathComponent(name))
     }
     return path
   }
 
   static func lines(_ name: String) throws -> [String] {
-    try String(contentsOf: fixture.appendingPathComponent(name), encoding: .utf8).split(separator: "\n").map(String.init)
+    try String(contentsOf: fixture.appendingPathComponent(name), encoding: .utf8).split(separator: "\n").map(
+      String.init)
   }
 
   /// The field values of the records in an NDJSON file the format-1 code wrote, read as they were
   /// written (without `Repository.complete`, which fills in what inputs leave out).
   static func values(_ name: String) throws -> [[FieldValue]] {
     let file = try RecordFile(path: fixture.appendingPathComponent(name).path)
-    return try file.mutations(for: RecordInput(schema: Repository.schema.declaration)).compactMap { $0.record?.values }
+    return try file.mutations(for: RecordInput(schema: Repository.schema.declaration)).compactMap {
+      $0.record?.values
+    }
   }
 
   @Test func aStoreOfFormatOneIsUpgradedInPlaceAndAnswersAsBefore() throws {
@@ -37,7 +41,9 @@ import Testing
     // Read-only opens cannot upgrade, and say how to.
     var readOnly = StoreOptions()
     readOnly.readOnly = true
-    #expect(throws: StoreError.upgradeRequired(path: path, found: 1)) { try Store(directory: path, options: readOnly) }
+    #expect(throws: StoreError.upgradeRequired(path: path, found: 1)) {
+      try Store(directory: path, options: readOnly)
+    }
     let progress = ProgressLog()
     var options = StoreOptions()
     options.progress = { progress.add($0) }
@@ -47,7 +53,8 @@ import Testing
     // The log is untouched: the same 336 events, read as repositories at schema version 1.
     #expect(try store.version() == 336)
     let events = try store.events()
-    #expect(events.count == 336 && events.allSatisfy { $0.collection == "repositories" && $0.schemaVersion == 1 })
+    #expect(
+      events.count == 336 && events.allSatisfy { $0.collection == "repositories" && $0.schemaVersion == 1 })
     #expect(try store.schemaHistory(of: "repositories").map(\.lsn) == [0])
     // The answers the format-1 code gave.
     let all = try store.objects(Repository.self)
@@ -56,7 +63,10 @@ import Testing
     #expect(try asOf.indices.map { try asOf.record(at: $0).json } == Self.lines("assembly-as-of-60.ndjson"))
     let tetris = try store.results(
       try Query(parsing: "full_name CONTAINS[c] 'tetris'").sorted(by: "stargazers_count", ascending: false))
-    let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixture.appendingPathComponent("tetris-by-stars.json"))) as? [[String: Any]]
+    let stored =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: Self.fixture.appendingPathComponent("tetris-by-stars.json")))
+      as? [[String: Any]]
     #expect(try tetris.ids() == (stored ?? []).compactMap { ($0["id"] as? NSNumber)?.int64Value })
     // The rebuilt state equals the upgraded one, and the store takes new writes.
     #expect(try store.verify().passed)
@@ -72,7 +82,8 @@ import Testing
     let path = try Self.copy(into: directory)
     let upgraded = try Store(directory: path)
     let fresh = try Store(directory: directory.child("fresh"))
-    let file = try RecordFile(path: Self.fixture.appendingPathComponent("export.ndjson").path, format: .ndjson)
+    let file = try RecordFile(
+      path: Self.fixture.appendingPathComponent("export.ndjson").path, format: .ndjson)
     #expect(try fresh.importEvents(from: file).appended == 336)
     #expect(try fresh.digest() == upgraded.digest())
     var a: [[UInt8]] = []

@@ -34,7 +34,7 @@ import Testing
     var options = StoreOptions()
     options.durability = .noSync
     let store = try Store(directory: directory.child("store"), options: options)
-    var random = SeededRandom(seed: 5)
+    var random = SplitMix64(seed: 5)
     let pool = Array(QueryFixture.shared.repositories.shuffled(using: &random).prefix(300))
     try store.write(pool.prefix(150).map(Mutation.upsert))
     return (directory, store, pool)
@@ -62,7 +62,7 @@ import Testing
       for await change in results.changes { collector.take(change) }
     }
     await collector.wait(forVersion: try store.version())
-    var random = SeededRandom(seed: 8)
+    var random = SplitMix64(seed: 8)
     for _ in 0..<40 {
       var repository = pool.randomElement(using: &random) ?? pool[0]
       repository.stargazersCount = Int64.random(in: 0...500, using: &random)

@@ -19,7 +19,7 @@ import Testing
   }
 
   @Test func formattingAgreesWithFoundationAndRoundTrips() {
-    var random = SeededRandom(seed: 42)
+    var random = SplitMix64(seed: 42)
     let formatter = ISO8601DateFormatter()
     formatter.timeZone = TimeZone(identifier: "UTC")
     for _ in 0..<2_000 {

@@ -61,31 +61,32 @@ struct IssueRecord: Record, Hashable {
 
 /// Values drawn from a seed, so that a failing case can be run again.
 struct Generator: RandomNumberGenerator {
-  private var state: UInt64
+  private var random: SplitMix64
 
-  init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+  init(seed: UInt64) { random = SplitMix64(seed: seed &+ 0x9E37_79B9_7F4A_7C15) }
 
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func next() -> UInt64 { random.next() }
 
-  static let words = ["swift", "Swift", "animation", "café", "CAFÉ", "json", "rust", "go", "ui", "kit", "straße"]
+  static let words = [
+    "swift", "Swift", "animation", "café", "CAFÉ", "json", "rust", "go", "ui", "kit", "straße",
+  ]
 
   mutating func bookmark() -> Bookmark {
     var random = self
     defer { self = random }
     func word() -> String { Generator.words.randomElement(using: &random) ?? "x" }
     return Bookmark(
-      id: UUID(), title: "\(word()) \(word())", url: "https://example.com/\(word())/\(Int.random(in: 0...50, using: &random))",
+      id: UUID(), title: "\(word()) \(word())",
+      url: "https://example.com/\(word())/\(Int.random(in: 0...50, using: &random))",
       stars: Bool.random(using: &random) ? Int.random(in: -5...500, using: &random) : nil,
-      rating: Int.random(in: 0..<4, using: &random) == 0 ? nil : Double(Int.random(in: 0...40, using: &random)) / 8,
+      rating: Int.random(in: 0..<4, using: &random) == 0
+        ? nil : Double(Int.random(in: 0...40, using: &random)) / 8,
       tags: (0..<Int.random(in: 0...3, using: &random)).map { _ in word() },
-      scores: Bool.random(using: &random) ? (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 0...9, using: &random) } : nil,
-      savedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(Int.random(in: 0...1_000_000, using: &random)) / 7),
+      scores: Bool.random(using: &random)
+        ? (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 0...9, using: &random) }
+        : nil,
+      savedAt: Date(
+        timeIntervalSince1970: 1_700_000_000 + Double(Int.random(in: 0...1_000_000, using: &random)) / 7),
       isArchived: [true, false, nil].randomElement(using: &random) ?? nil,
       owner: Bool.random(using: &random)
         ? Bookmark.Owner(login: word(), avatar: Bool.random(using: &random) ? "a/\(word())" : nil) : nil)
@@ -95,11 +96,14 @@ struct Generator: RandomNumberGenerator {
     var random = self
     defer { self = random }
     func word() -> String { Generator.words.randomElement(using: &random) ?? "x" }
-    let created = Timestamp(secondsSince1970: 1_600_000_000 + Int64.random(in: 0...10_000_000, using: &random))
+    let created = Timestamp(
+      secondsSince1970: 1_600_000_000 + Int64.random(in: 0...10_000_000, using: &random))
     return IssueRecord(
       id: "I_kwDO\(number)", number: number, title: "\(word()) breaks \(word())",
-      state: Bool.random(using: &random) ? "open" : "closed", comments: Int.random(in: 0...40, using: &random),
+      state: Bool.random(using: &random) ? "open" : "closed",
+      comments: Int.random(in: 0...40, using: &random),
       labels: (0..<Int.random(in: 0...2, using: &random)).map { _ in word() }, createdAt: created,
-      closedAt: Bool.random(using: &random) ? Timestamp(secondsSince1970: created.secondsSince1970 + 86_400) : nil)
+      closedAt: Bool.random(using: &random)
+        ? Timestamp(secondsSince1970: created.secondsSince1970 + 86_400) : nil)
   }
 }

@@ -78,9 +78,10 @@ import Testing
     // Every commit has reached the live queries, and their handlers have run.
     store.synchronizeLiveQueries()
     for queue in queues { queue.sync {} }
-    for deliveries in [bookmarkDeliveries.items.withLock { $0 }.map { ($0.version, $0.ids.map(\.uuidString), $0.changeset) },
-      issueDeliveries.items.withLock { $0 }.map { ($0.version, $0.ids, $0.changeset) }]
-    {
+    for deliveries in [
+      bookmarkDeliveries.items.withLock { $0 }.map { ($0.version, $0.ids.map(\.uuidString), $0.changeset) },
+      issueDeliveries.items.withLock { $0 }.map { ($0.version, $0.ids, $0.changeset) },
+    ] {
       // Each changeset turns the ids before it into the ids after it.
       for (before, after) in zip(deliveries, deliveries.dropFirst()) {
         #expect(after.2.applied(to: before.1, new: after.1) == after.1)
@@ -93,12 +94,42 @@ import Testing
     // order: updates keep their place, new bookmarks come last).
     let expected = bookmarks.enumerated().filter { ($0.element.stars ?? -1) >= 50 }
       .sorted { a, b in
-        a.element.stars != b.element.stars ? (a.element.stars ?? 0) > (b.element.stars ?? 0) : a.offset < b.offset
+        a.element.stars != b.element.stars
+          ? (a.element.stars ?? 0) > (b.element.stars ?? 0) : a.offset < b.offset
       }
       .map(\.element.id)
     #expect(try liked.ids() == expected)
     // The tokens must live until here: releasing one ends its subscription.
     for token in tokens { token.invalidate() }
+  }
+
+  /// Results of a type the store has no collection for are empty, and reading them creates
+  /// nothing; their live changes start empty and fill when the collection appears.
+  @Test func aLiveQueryBeforeItsCollectionExistsFillsWhenItIsCreated() async throws {
+    let directory = try TemporaryDirectory()
+    let store = try opened(directory.child("store"))
+    try store.write([.upsert(Repository(id: 1, fullName: "a/b"))])
+    let version = try store.version()
+    let liked = try store.objects(Bookmark.self).filter("stars >= 10")
+    #expect(liked.isEmpty)
+    #expect(try store.collections().map(\.name) == ["repositories"])
+    #expect(try store.version() == version)
+    var iterator = liked.changes.makeAsyncIterator()
+    guard case .initial(let initial)? = await iterator.next() else {
+      Issue.record("no initial delivery")
+      return
+    }
+    #expect(initial.isEmpty)
+    var generator = Generator(seed: 12)
+    var bookmarks = (0..<30).map { _ in generator.bookmark() }
+    for index in bookmarks.indices { bookmarks[index].stars = index }
+    try store.write(bookmarks.map { .upsert($0) })
+    guard case .update(let results, let changeset)? = await iterator.next() else {
+      Issue.record("no update when the collection was created")
+      return
+    }
+    #expect(try results.ids() == bookmarks.filter { ($0.stars ?? 0) >= 10 }.map(\.id))
+    #expect(changeset.insertions == Array(0..<20) && changeset.deletions.isEmpty)
   }
 
   @Test func historyOfEachTypeAsOfAnyVersionDiffsAndResumes() async throws {
@@ -112,7 +143,8 @@ import Testing
     for round in 0..<20 {
       let index = round % bookmarks.count
       bookmarks[index].rating = Double(round % 5)
-      bookmarks[(index * 7) % bookmarks.count].savedAt = Date(timeIntervalSince1970: 1_800_000_000 + Double(round))
+      bookmarks[(index * 7) % bookmarks.count].savedAt = Date(
+        timeIntervalSince1970: 1_800_000_000 + Double(round))
       try store.write([.upsert(bookmarks[index]), .upsert(bookmarks[(index * 7) % bookmarks.count])])
       try store.write([.upsert(generator.issue(number: Int64(round + 1)))])
       snapshots.append((try store.version(), try store.results(Bookmark.self, query).ids()))
@@ -147,7 +179,11 @@ import Testing
     let store = try opened(directory.child("store"))
     var generator = Generator(seed: 6)
     try store.write((0..<50).map { _ in .upsert(generator.bookmark()) })
-    try store.write(try RecordFile(path: Fixtures.path("search-responses/05_octokit_octokit.rb_order_desc_q_tetris_20language_assembly_sort_stars.json")).mutations(of: Repository.self))
+    try store.write(
+      try RecordFile(
+        path: Fixtures.path(
+          "search-responses/05_octokit_octokit.rb_order_desc_q_tetris_20language_assembly_sort_stars.json")
+      ).mutations(of: Repository.self))
     try store.write((1...40).map { .upsert(generator.issue(number: $0)) })
     try store.write([.delete(Repository.self, id: 4_731_946), .upsert(generator.bookmark())])
     let report = try store.verify()

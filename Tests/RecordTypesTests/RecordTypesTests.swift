@@ -23,7 +23,9 @@ import Testing
       bookmarks.map { .upsert($0) } + issues.map { .upsert($0) } + [.upsert(repository)])
     // Three collections were created, then one commit wrote all 501 records.
     #expect(summary.commits == 1 && summary.inserted == 501)
-    #expect(try store.count(Bookmark.self) == 300 && store.count(IssueRecord.self) == 200 && store.count(Repository.self) == 1)
+    #expect(
+      try store.count(Bookmark.self) == 300 && store.count(IssueRecord.self) == 200
+        && store.count(Repository.self) == 1)
     for bookmark in bookmarks { #expect(try store.record(Bookmark.self, id: bookmark.id) == bookmark) }
     for issue in issues { #expect(try store.record(IssueRecord.self, id: issue.id) == issue) }
     #expect(try store.record(Repository.self, id: 7) == repository)
@@ -34,7 +36,9 @@ import Testing
     #expect(first["owner.login"] == (bookmarks[0].owner.map { .string($0.login) } ?? .null))
     // An identical upsert writes nothing; a delete of one type leaves the others alone.
     #expect(try store.write([.upsert(bookmarks[0])]).unchanged == 1)
-    #expect(try store.write([.delete(Bookmark.self, id: bookmarks[0].id), .delete(IssueRecord.self, id: "none")]).deleted == 1)
+    #expect(
+      try store.write([.delete(Bookmark.self, id: bookmarks[0].id), .delete(IssueRecord.self, id: "none")])
+        .deleted == 1)
     #expect(try store.record(Bookmark.self, id: bookmarks[0].id) == nil)
     #expect(try store.count(IssueRecord.self) == 200)
   }
@@ -48,7 +52,8 @@ import Testing
     let day = Date(timeIntervalSince1970: 1_700_060_000)
     let cases: [(String, Query, (Bookmark) -> Bool)] = [
       (
-        "title CONTAINS[c] 'swift'", .where(Bookmark.self) { $0.title.contains("swift", options: .caseInsensitive) },
+        "title CONTAINS[c] 'swift'",
+        .where(Bookmark.self) { $0.title.contains("swift", options: .caseInsensitive) },
         { $0.title.lowercased().contains("swift") }
       ),
       ("stars > 100", .where(Bookmark.self) { $0.stars > 100 }, { ($0.stars ?? Int.min) > 100 }),
@@ -91,12 +96,14 @@ import Testing
       #expect(try sorted.ids() == Array(oracleSorted), "\(text) sorted")
     }
     // The planner answers from the indexes the schema declares.
-    let plan = try store.explain(try Query(parsing: "title CONTAINS[c] 'swift' AND stars > 100", for: Bookmark.self), in: "bookmarks")
+    let plan = try store.explain(
+      try Query(parsing: "title CONTAINS[c] 'swift' AND stars > 100", for: Bookmark.self), in: "bookmarks")
     #expect(plan.usesIndex)
     #expect(plan.steps.contains { $0.description.contains("substring index of title") })
     #expect(plan.steps.contains { $0.description.contains("ordered index of stars") })
     // A string key answers equality, and issues sort by their number.
-    let open = try store.objects(IssueRecord.self).filter("state == 'open'").sorted(by: "number", ascending: false)
+    let open = try store.objects(IssueRecord.self).filter("state == 'open'").sorted(
+      by: "number", ascending: false)
     #expect(try open.ids() == issues.filter { $0.state == "open" }.sorted { $0.number > $1.number }.map(\.id))
     #expect(try store.objects(IssueRecord.self).filter("node_id == %@", issues[3].id).ids() == [issues[3].id])
   }
@@ -131,7 +138,8 @@ struct DuplicateField: Record {
   var id: Int
   var title: String
   var name: String
-  static let schema = Schema<DuplicateField>("dupes", fields: [.field("title", \.title), .field("title", \.name)])
+  static let schema = Schema<DuplicateField>(
+    "dupes", fields: [.field("title", \.title), .field("title", \.name)])
 }
 
 struct WrongIndex: Record {

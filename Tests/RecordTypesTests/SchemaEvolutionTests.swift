@@ -96,11 +96,15 @@ struct BookmarkRequiringNote: Record {
     try store.write([.upsert(noted)])
     let query = try Query(parsing: "note == 'read later'", for: BookmarkV2.self)
     #expect(try store.results(BookmarkV2.self, query).ids() == [old.id])
-    #expect(try store.explain(query, in: "bookmarks").steps.first?.description.contains("equality index of note") == true)
+    #expect(
+      try store.explain(query, in: "bookmarks").steps.first?.description.contains("equality index of note")
+        == true)
     // The dropped index is gone from the plan, and the query still answers (by a scan).
     let byURL = try Query(parsing: "url == %@", for: BookmarkV2.self, bookmarks[1].url)
     #expect(try store.explain(byURL, in: "bookmarks").steps.first?.description.hasPrefix("scan") == true)
-    #expect(try store.results(BookmarkV2.self, byURL).ids() == bookmarks.filter { $0.url == bookmarks[1].url }.map(\.id))
+    #expect(
+      try store.results(BookmarkV2.self, byURL).ids()
+        == bookmarks.filter { $0.url == bookmarks[1].url }.map(\.id))
     // The old declaration still reads (a field it lacks is only absent for it), and history
     // across the change is right.
     #expect(try store.record(Bookmark.self, id: bookmarks[2].id) == bookmarks[2])
@@ -166,7 +170,8 @@ struct BookmarkRequiringNote: Record {
     let half = try migrated.filter("stars >= 100.5").ids()
     #expect(Set(half) == Set(bookmarks.filter { ($0.stars.map { Double($0) / 2 } ?? -1) >= 100.5 }.map(\.id)))
     // As of before the migration, the records have the shape they had: `title`, integer stars.
-    let then = try store.results(in: "bookmarks", try Query(parsing: "stars > 10", for: Bookmark.self), asOf: before)
+    let then = try store.results(
+      in: "bookmarks", try Query(parsing: "stars > 10", for: Bookmark.self), asOf: before)
     #expect(Set(try then.keys()) == Set(bookmarks.filter { ($0.stars ?? 0) > 10 }.map(\.id.primaryKey)))
     let first = try then.record(at: 0)
     #expect(first["title"].stringValue != nil && first["name"] == .null)

@@ -1,27 +1,11 @@
 import Changesets
 import Foundation
 import LiveLog
-
-/// A directory under the temporary directory that removes itself.
-final class TemporaryDirectory: Sendable {
-  let path: String
-
-  init() throws {
-    path = FileManager.default.temporaryDirectory.appendingPathComponent("livelog-records-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  deinit { try? FileManager.default.removeItem(atPath: path) }
-
-  func child(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
-}
+@_exported import TestSupport
 
 /// The real data the repository ships, for a third collection beside the app's own.
 enum Fixtures {
-  static let github = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/github")
-
-  static func path(_ relative: String) -> String { github.appendingPathComponent(relative).path }
+  static func path(_ relative: String) -> String { FixtureFiles.github(relative) }
 }
 
 extension Changeset {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import livelog
+@testable import LiveLogCommand
 
 @Suite struct KeyDecoderTests {
   @Test func textAndControlKeys() {

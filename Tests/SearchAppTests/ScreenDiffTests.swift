@@ -1,7 +1,8 @@
 import Changesets
+import TestSupport
 import Testing
 
-@testable import livelog
+@testable import LiveLogCommand
 
 /// The screen update strategy: which table lines a changeset rewrites, which it only moves, and
 /// that the terminal ends up showing exactly the frame.
@@ -166,7 +167,7 @@ import Testing
   /// renderer's model of the screen agree), and no more lines are drawn than the changeset makes
   /// necessary: one per inserted or modified row in the window, one per row uncovered at the bottom.
   @Test func randomChangesShowTheFrameAndRewriteOnlyWhatTheyMust() throws {
-    var random = SplitMix(seed: 9)
+    var random = SplitMix64(seed: 9)
     for _ in 0..<300 {
       let old = (0..<random.next(upTo: 14)).map { Int64($0 + 1) }.shuffled(using: &random)
       var harness = Harness(ids: old, height: 1 + random.next(upTo: 6))
@@ -201,19 +202,6 @@ import Testing
   }
 }
 
-/// A small seeded generator, so that random cases are the same on every run.
-struct SplitMix: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
+extension SplitMix64 {
   mutating func next(upTo bound: Int) -> Int { Int(next() % UInt64(max(bound, 1))) }
 }

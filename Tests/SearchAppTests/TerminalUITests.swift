@@ -36,7 +36,8 @@ import Testing
     // The cache holds the first ten repositories of the 2014 tetris answer.
     let localNames: Set<String> = try {
       let store = try Store(directory: storePath)
-      let mutations = try RecordFile(path: try SearchFixtures.searchResponse("05")).mutations(of: Repository.self)
+      let mutations = try RecordFile(path: try SearchFixtures.searchResponse("05")).mutations(
+        of: Repository.self)
       try store.write(Array(mutations.prefix(10)))
       return Set(
         try store.objects(Repository.self)

@@ -25,7 +25,8 @@ struct HistoricalState: Sendable {
   /// The state of `collection` at `lsn`, read from the log inside `txn`, whose last LSN is
   /// `current`.
   static func at(
-    _ lsn: UInt64, current: UInt64, log: EventLog, collection: StoredCollection, _ txn: some ReadableTransaction
+    _ lsn: UInt64, current: UInt64, log: EventLog, collection: StoredCollection,
+    _ txn: some ReadableTransaction
   ) throws -> HistoricalState {
     guard lsn <= current else { throw StoreError.lsnOutOfRange(requested: lsn, version: current) }
     if lsn == current { return HistoricalState(lsn: lsn, basedOnCurrent: true) }

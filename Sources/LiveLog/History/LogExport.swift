@@ -33,34 +33,14 @@ enum LogExport {
     writer.string(event.collection)
     writer.key("schema_version")
     writer.integer(event.schemaVersion)
-    writer.key("op")
-    switch event.change {
-    case .upsert(let record):
-      writer.string("upsert")
-      writer.key("id")
-      if let key = record.primaryKey { RecordJSONShape.write(key.fieldValue, to: &writer) } else { writer.null() }
-    case .delete(let key):
-      writer.string("delete")
-      writer.key("id")
-      RecordJSONShape.write(key.fieldValue, to: &writer)
-    case .schema:
-      writer.string("schema")
-    }
+    event.change.writeOperation(to: &writer)
     writer.key("row")
     writer.integer(event.row)
     writer.key("previous")
     if let previous = event.previousLSN { writer.integer(previous) } else { writer.null() }
     writer.key("commit_end")
     writer.bool(event.endsCommit)
-    switch event.change {
-    case .upsert(let record):
-      writer.key("record")
-      RecordJSONShape(record.schema).write(record.values, to: &writer)
-    case .schema(let schema):
-      writer.key("schema")
-      schema.write(to: &writer, slots: true)
-    case .delete: break
-    }
+    event.change.writeContent(to: &writer, slots: true)
     writer.key("checksum")
     writer.string(hex(checksum))
     writer.endObject()
@@ -74,12 +54,15 @@ enum LogExport {
 
   /// The checksum stored in an event's bytes.
   static func storedChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-    UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - EventCodec.checksumSize, as: UInt32.self))
+    UInt32(
+      littleEndian: bytes.loadUnaligned(
+        fromByteOffset: bytes.count - EventCodec.checksumSize, as: UInt32.self))
   }
 
   /// Reads one exported line back into its log bytes, checking its checksum. `catalog` holds
   /// the collections of the events before it (and takes this line's schema event).
-  static func parse(_ object: JSONObject, catalog: inout ReplayCatalog, locator: SourceLocator) throws(InputError)
+  static func parse(_ object: JSONObject, catalog: inout ReplayCatalog, locator: SourceLocator)
+    throws(InputError)
     -> (lsn: UInt64, bytes: [UInt8])
   {
     func member(_ key: String) throws(InputError) -> JSONObject.Member {
@@ -129,11 +112,14 @@ enum LogExport {
     var bytes: [UInt8]
     do {
       if op == "schema" {
-        guard format == 2 else { throw locator.error(at: 0, field: "op", "events of format 1 have no schemas") }
+        guard format == 2 else {
+          throw locator.error(at: 0, field: "op", "events of format 1 have no schemas")
+        }
         let schemaMember = try member("schema")
         let schema = try CollectionSchema.read(
           schemaMember.value, at: schemaMember.offset, name: collectionName, slots: true, locator: locator)
-        let id = catalog.entries.values.first { $0.name == collectionName }?.id
+        let id =
+          catalog.entries.values.first { $0.name == collectionName }?.id
           ?? (catalog.entries.keys.max() ?? 0) + 1
         bytes = EventCodec.beginSchema(
           schema, time: time,
@@ -151,11 +137,13 @@ enum LogExport {
           ? try catalog.entry(for: placeholder)
           : try catalog.entries.values.first { $0.name == collectionName }
             ?? { () throws(InputError) -> ReplayCatalog.Entry in
-              throw locator.error(at: 0, field: "collection", "'\(collectionName.prefix(40))' has no schema event before it")
+              throw locator.error(
+                at: 0, field: "collection", "'\(collectionName.prefix(40))' has no schema event before it")
             }()
         guard let schema = entry.versions.first(where: { $0.version == schemaVersion })?.schema else {
           throw locator.error(
-            at: 0, field: "schema_version", "\(collectionName) has no version \(schemaVersion) before this event")
+            at: 0, field: "schema_version",
+            "\(collectionName) has no version \(schemaVersion) before this event")
         }
         let reader = RecordJSONReader(schema: schema, locator: locator, complete: nil)
         let change: Event.Change
@@ -165,7 +153,8 @@ enum LogExport {
           guard case .object(let record) = recordMember.value else {
             throw locator.error(at: recordMember.offset, field: "record", "expected a record object")
           }
-          change = .upsert(RecordValues(schema: schema, values: try reader.read(record, at: recordMember.offset)))
+          change = .upsert(
+            RecordValues(schema: schema, values: try reader.read(record, at: recordMember.offset)))
         case "delete":
           let keyMember = try member("id")
           guard let key = PrimaryKey(try reader.value(keyMember, schema.primaryKey)) else {
@@ -177,7 +166,8 @@ enum LogExport {
             at: 0, field: "op", "expected \"upsert\", \"delete\" or \"schema\", found \"\(op.prefix(20))\"")
         }
         let event = Event(
-          lsn: UInt64(lsn), time: time, collection: collectionName, schemaVersion: schemaVersion, change: change,
+          lsn: UInt64(lsn), time: time, collection: collectionName, schemaVersion: schemaVersion,
+          change: change,
           endsCommit: endsCommit, row: UInt64(row), previousLSN: previous)
         bytes = try EventCodec.encode(event, collectionID: format == 1 ? 0 : entry.id)
       }
@@ -211,7 +201,9 @@ public struct ImportSummary: Sendable, Hashable {
 extension Store {
   /// Writes the log from `first` through its end as NDJSON lines to `write` (see `LogExport`);
   /// with `collection`, only that collection's events.
-  public func export(from first: UInt64 = 1, collection: String? = nil, _ write: ([UInt8]) throws -> Void) throws {
+  public func export(from first: UInt64 = 1, collection: String? = nil, _ write: ([UInt8]) throws -> Void)
+    throws
+  {
     let (snapshot, catalog) = try makeSnapshot()
     try snapshot.read { txn in
       let last = try log.lastLSN(txn)

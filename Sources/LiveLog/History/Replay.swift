@@ -92,12 +92,13 @@ struct Replayer {
     // The collections, with every version of their schemas; then each one's state.
     if !catalog.entries.isEmpty {
       try target.environment.write { txn in
-      for entry in catalog.entries.values.sorted(by: { $0.id < $1.id }) {
-        guard let schema = entry.versions.last?.schema else { continue }
-        _ = try target.catalog.openDatabases(entry.name, keyType: schema.primaryKey.type, create: true, in: txn)
-        try target.catalog.write(id: entry.id, name: entry.name, versions: entry.versions, txn)
-      }
-      try target.catalog.setStamp(catalog.versionCount, txn)
+        for entry in catalog.entries.values.sorted(by: { $0.id < $1.id }) {
+          guard let schema = entry.versions.last?.schema else { continue }
+          _ = try target.catalog.openDatabases(
+            entry.name, keyType: schema.primaryKey.type, create: true, in: txn)
+          try target.catalog.write(id: entry.id, name: entry.name, versions: entry.versions, txn)
+        }
+        try target.catalog.setStamp(catalog.versionCount, txn)
       }
     }
     let state = try target.catalog.refresh()
@@ -213,7 +214,8 @@ struct RowTracker {
   mutating func follow(_ event: FollowedEvent) throws {
     let stored = rows[event.key]
     try Self.check(
-      lsn: event.lsn, key: event.key, row: event.row, previousLSN: event.previousLSN, isUpsert: event.isUpsert,
+      lsn: event.lsn, key: event.key, row: event.row, previousLSN: event.previousLSN,
+      isUpsert: event.isUpsert,
       stored: stored, nextRow: nextRow)
     if let stored {
       rows[event.key] = event.isUpsert ? (stored.row, event.lsn) : nil
@@ -239,7 +241,8 @@ struct RowTracker {
     } else {
       guard previousLSN == nil, isUpsert, row == nextRow else {
         throw .corruptEvent(
-          lsn: lsn, reason: "names row \(row) for key \(key), which is not stored (the next row is \(nextRow))")
+          lsn: lsn,
+          reason: "names row \(row) for key \(key), which is not stored (the next row is \(nextRow))")
       }
     }
   }

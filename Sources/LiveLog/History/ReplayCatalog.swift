@@ -33,7 +33,8 @@ struct ReplayCatalog {
       }
       guard entries[1] == nil else {
         throw .corruptEvent(
-          lsn: header.lsn, reason: "an event of format 1 needs collection id 1 for repositories, which is taken")
+          lsn: header.lsn,
+          reason: "an event of format 1 needs collection id 1 for repositories, which is taken")
       }
       let entry = Entry(
         id: 1, name: LegacySchemas.repositoriesName,
@@ -42,7 +43,8 @@ struct ReplayCatalog {
       return entry
     }
     guard let entry = entries[header.collection] else {
-      throw .corruptEvent(lsn: header.lsn, reason: "it names collection \(header.collection), which no schema event made")
+      throw .corruptEvent(
+        lsn: header.lsn, reason: "it names collection \(header.collection), which no schema event made")
     }
     return entry
   }
@@ -51,7 +53,9 @@ struct ReplayCatalog {
   mutating func schema(for header: EventHeader) throws(StoreError) -> CollectionSchema {
     let entry = try entry(for: header)
     guard let version = entry.versions.first(where: { $0.version == header.schemaVersion }) else {
-      throw .corruptEvent(lsn: header.lsn, reason: "it names version \(header.schemaVersion) of \(entry.name)'s schema, which no event made")
+      throw .corruptEvent(
+        lsn: header.lsn,
+        reason: "it names version \(header.schemaVersion) of \(entry.name)'s schema, which no event made")
     }
     return version.schema
   }
@@ -63,18 +67,22 @@ struct ReplayCatalog {
     let schema = try header.schema()
     func corrupt(_ reason: String) -> StoreError { .corruptEvent(lsn: header.lsn, reason: reason) }
     if var entry = entries[header.collection] {
-      guard entry.name == schema.name else { throw corrupt("it renames collection \(entry.name) to \(schema.name)") }
+      guard entry.name == schema.name else {
+        throw corrupt("it renames collection \(entry.name) to \(schema.name)")
+      }
       let last = entry.versions[entry.versions.count - 1]
       guard header.schemaVersion == last.version + 1, (header.previousLSN ?? 0) == last.lsn else {
         throw corrupt(
-          "it makes version \(header.schemaVersion) of \(schema.name) after version \(last.version) (LSN \(last.lsn))")
+          "it makes version \(header.schemaVersion) of \(schema.name) after version \(last.version) (LSN \(last.lsn))"
+        )
       }
       entry.versions.append(SchemaVersion(version: header.schemaVersion, lsn: header.lsn, schema: schema))
       entries[header.collection] = entry
       return last.schema
     }
     guard header.schemaVersion == 1, header.previousLSN == nil else {
-      throw corrupt("it makes version \(header.schemaVersion) of \(schema.name), which has no earlier version")
+      throw corrupt(
+        "it makes version \(header.schemaVersion) of \(schema.name), which has no earlier version")
     }
     guard !entries.values.contains(where: { $0.name == schema.name }) else {
       throw corrupt("it creates \(schema.name) a second time")

@@ -118,12 +118,16 @@ extension Store {
   }
 
   /// `firstDifference(from:)` with this store as `mine` sees it.
-  func firstDifference(from other: Store, live mine: Snapshot, _ state: CatalogState) throws -> StateDifference? {
+  func firstDifference(from other: Store, live mine: Snapshot, _ state: CatalogState) throws
+    -> StateDifference?
+  {
     let (theirs, otherState) = try other.makeSnapshot()
     let ours = allDatabases(state)
     let their = other.allDatabases(otherState)
     let names = Set(ours.map(\.name)).union(their.map(\.name))
-    if let missing = names.sorted().first(where: { name in !ours.contains { $0.name == name } || !their.contains { $0.name == name } }) {
+    if let missing = names.sorted().first(where: { name in
+      !ours.contains { $0.name == name } || !their.contains { $0.name == name }
+    }) {
       return StateDifference(
         database: missing, key: "(the database itself)",
         live: ours.contains { $0.name == missing } ? "the database" : "nothing",
@@ -184,23 +188,29 @@ extension Store {
     database.flags.contains(.integerKey)
   }
 
-  private func describeKey(_ key: UnsafeRawBufferPointer?, in database: String, _ state: CatalogState) -> String {
+  private func describeKey(_ key: UnsafeRawBufferPointer?, in database: String, _ state: CatalogState)
+    -> String
+  {
     guard let key else { return "(none)" }
     let collection = state.all.first { database.hasPrefix($0.name + ".") }
-    func field(_ slot: UInt8) -> String { collection?.schema.field(atSlot: Int(slot))?.name ?? "slot \(slot)" }
+    func field(_ slot: UInt8) -> String {
+      collection?.schema.field(atSlot: Int(slot))?.name ?? "slot \(slot)"
+    }
     let integer = key.count == 8 ? key.loadUnaligned(as: UInt64.self) : 0
     switch database {
     case StoreLayout.log: return "LSN \(integer)"
     case StoreLayout.catalog: return "collection \(integer)"
     case _ where database.hasSuffix(".records") || database.hasSuffix(".ids"): return "row \(integer)"
     case _ where database.hasSuffix(".rows"):
-      return "key " + (key.count == 8 ? String(Int64(bitPattern: integer)) : String(decoding: key, as: UTF8.self))
+      return "key "
+        + (key.count == 8 ? String(Int64(bitPattern: integer)) : String(decoding: key, as: UTF8.self))
     case _ where database.hasSuffix(".index.trigrams") && key.count == 8:
       let gram = String(decoding: key[1..<4], as: UTF8.self)
       let row = UInt32(key[4]) << 24 | UInt32(key[5]) << 16 | UInt32(key[6]) << 8 | UInt32(key[7])
       return "\(field(key[0])) trigram '\(gram)', row \(row)"
     case _ where database.contains(".index."):
-      return (key.isEmpty ? "" : field(key[0]) + " ") + key.map { String($0, radix: 16) }.joined(separator: " ")
+      return (key.isEmpty ? "" : field(key[0]) + " ")
+        + key.map { String($0, radix: 16) }.joined(separator: " ")
     default:
       return key.map { String($0, radix: 16) }.joined(separator: " ")
     }

@@ -30,7 +30,8 @@ extension Results {
         var late = empty
         late.version = to
         return VersionDiff(
-          from: with(query: query, asOf: from, evaluation: empty), to: with(query: query, asOf: to, evaluation: late),
+          from: with(query: query, asOf: from, evaluation: empty),
+          to: with(query: query, asOf: to, evaluation: late),
           changeset: .empty)
       }
       let early = try HistoricalState.at(from, current: current, log: store.log, collection: stored, txn)
@@ -54,7 +55,8 @@ extension Results {
         from: with(
           query: query, asOf: from,
           evaluation: Evaluation(
-            rows: .array(oldRows), snapshot: snapshot, stored: stored, version: from, history: early.versions)),
+            rows: .array(oldRows), snapshot: snapshot, stored: stored, version: from, history: early.versions)
+        ),
         to: with(
           query: query, asOf: to,
           evaluation: Evaluation(
@@ -67,12 +69,16 @@ extension Results {
 extension Store {
   /// The changeset of `query` over the records of type `R` between two versions; see
   /// `Results.diff(from:to:)`.
-  public func diff<R: Record>(_ type: R.Type, _ query: Query, from: UInt64, to: UInt64) throws -> VersionDiff<R> {
+  public func diff<R: Record>(_ type: R.Type, _ query: Query, from: UInt64, to: UInt64) throws -> VersionDiff<
+    R
+  > {
     try objects(type).with(query).diff(from: from, to: to)
   }
 
   /// The changeset of `query` over the collection `name` between two versions.
-  public func diff(in name: String, _ query: Query, from: UInt64, to: UInt64) throws -> VersionDiff<RecordValues> {
+  public func diff(in name: String, _ query: Query, from: UInt64, to: UInt64) throws -> VersionDiff<
+    RecordValues
+  > {
     try objects(in: name).with(query).diff(from: from, to: to)
   }
 }

@@ -112,13 +112,16 @@ struct IndexEntries: Equatable {
         case .strings(let list):
           for element in list { terms.append(IndexKeys.termPrefix(field: field.position, value: element)) }
         case .integers(let list):
-          for element in list { terms.append(IndexKeys.termPrefix(field: field.position, value: String(element))) }
+          for element in list {
+            terms.append(IndexKeys.termPrefix(field: field.position, value: String(element)))
+          }
         case .bool(let flag):
           terms.append(IndexKeys.termPrefix(field: field.position, value: flag ? "true" : "false"))
         case .integer(let number):
           terms.append(IndexKeys.termPrefix(field: field.position, value: String(number)))
         case .date(let date): terms.append(IndexKeys.termPrefix(field: field.position, value: date.iso8601))
-        case .double(let number): terms.append(IndexKeys.termPrefix(field: field.position, value: String(number)))
+        case .double(let number):
+          terms.append(IndexKeys.termPrefix(field: field.position, value: String(number)))
         }
       }
       if field.indexes.contains(.ordered) {
@@ -175,7 +178,8 @@ struct OrderedKey: Hashable, Comparable {
   }
 
   static func date(_ value: Timestamp) -> OrderedKey {
-    OrderedKey(flag: 1, high: UInt64(bitPattern: value.secondsSince1970) ^ (1 << 63), low: UInt32(value.nanoseconds))
+    OrderedKey(
+      flag: 1, high: UInt64(bitPattern: value.secondsSince1970) ^ (1 << 63), low: UInt32(value.nanoseconds))
   }
 
   static func double(_ value: Double) -> OrderedKey {
@@ -190,9 +194,13 @@ struct OrderedKey: Hashable, Comparable {
   /// Appends the key's bytes, `width` of them.
   func append(to key: inout [UInt8], width: Int) {
     key.append(flag)
-    for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
+    for shift in stride(from: 56, through: 0, by: -8) {
+      key.append(UInt8(truncatingIfNeeded: high >> UInt64(shift)))
+    }
     if width == 13 {
-      for shift in stride(from: 24, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: low >> UInt32(shift))) }
+      for shift in stride(from: 24, through: 0, by: -8) {
+        key.append(UInt8(truncatingIfNeeded: low >> UInt32(shift)))
+      }
     }
   }
 

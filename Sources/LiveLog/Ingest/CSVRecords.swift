@@ -66,10 +66,14 @@ struct CSVRecords {
       }
       return .string(cell)
     case .integer:
-      guard let number = Int64(trimmed) else { throw fail("expected a whole number, found \"\(cell.prefix(40))\"") }
+      guard let number = Int64(trimmed) else {
+        throw fail("expected a whole number, found \"\(cell.prefix(40))\"")
+      }
       return .integer(number)
     case .double:
-      guard let number = Double(trimmed) else { throw fail("expected a number, found \"\(cell.prefix(40))\"") }
+      guard let number = Double(trimmed) else {
+        throw fail("expected a number, found \"\(cell.prefix(40))\"")
+      }
       return .double(number)
     case .bool:
       switch trimmed.lowercased() {

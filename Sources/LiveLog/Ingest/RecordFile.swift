@@ -43,7 +43,9 @@ public struct RecordFile: Sendable {
   /// Decodes every mutation for `input`'s collection in order, calling `body` with it and the
   /// number of input bytes consumed so far. Stops at the first malformed record with an
   /// `InputError` naming it.
-  public func forEachMutation(for input: RecordInput, _ body: (Mutation, _ bytesRead: Int) throws -> Void) throws {
+  public func forEachMutation(for input: RecordInput, _ body: (Mutation, _ bytesRead: Int) throws -> Void)
+    throws
+  {
     try bytes.withUnsafeBufferPointer { buffer in
       switch format {
       case .ndjson: try forEachLine(buffer, input, body)
@@ -173,7 +175,8 @@ public struct RecordFile: Sendable {
       case "upsert":
         guard case .object(let record) = member.value else {
           throw locator.error(
-            at: member.offset, field: "upsert", "expected a record object, found \(member.value.typeDescription)")
+            at: member.offset, field: "upsert",
+            "expected a record object, found \(member.value.typeDescription)")
         }
         return Mutation(declaration: schema, change: .upsert(try reader.read(record, at: member.offset)))
       case "delete":

@@ -185,11 +185,15 @@ struct RecordJSONReader {
       }
       return .double(value)
     case .string:
-      guard case .string(let text) = member.value else { throw wrongType(member, field, expected: "a string") }
+      guard case .string(let text) = member.value else {
+        throw wrongType(member, field, expected: "a string")
+      }
       try checkLength(text, member.offset, field)
       return .string(text)
     case .bool:
-      guard case .bool(let flag) = member.value else { throw wrongType(member, field, expected: "true or false") }
+      guard case .bool(let flag) = member.value else {
+        throw wrongType(member, field, expected: "true or false")
+      }
       return .bool(flag)
     case .date: return .date(try date(member, field))
     case .stringList, .integerList:
@@ -212,7 +216,8 @@ struct RecordJSONReader {
       for element in elements {
         guard case .string(let text) = element.value else {
           throw locator.error(
-            at: element.offset, field: field.name, "expected an array of strings, found \(element.value.typeDescription)")
+            at: element.offset, field: field.name,
+            "expected an array of strings, found \(element.value.typeDescription)")
         }
         try checkLength(text, element.offset, field)
         list.append(text)
@@ -223,7 +228,8 @@ struct RecordJSONReader {
 
   private func integer(_ value: JSONValue, _ offset: Int, _ field: Field) throws(InputError) -> Int64 {
     guard case .number(let number) = value else {
-      throw locator.error(at: offset, field: field.name, "expected a whole number, found \(value.typeDescription)")
+      throw locator.error(
+        at: offset, field: field.name, "expected a whole number, found \(value.typeDescription)")
     }
     guard let integer = number.integer else {
       throw locator.error(

@@ -121,7 +121,8 @@ final class LiveHub: @unchecked Sendable {
         guard var subscription = subscriptions[id] else { continue }
         guard let collection = catalog.collection(named: subscription.live.collection) else { continue }
         var composed: Changeset?
-        let versions = subscription.live.deliversEveryCommit ? batches.versionsAfterEach(of: collection.name) : []
+        let versions =
+          subscription.live.deliversEveryCommit ? batches.versionsAfterEach(of: collection.name) : []
         for (index, batch) in batches.enumerated() where batch.lastLSN > subscription.live.version {
           guard let changeset = try subscription.live.apply(batch) else { continue }
           if subscription.live.deliversEveryCommit {

@@ -17,14 +17,16 @@ extension EventHeader {
         change = .delete(try deletedKey())
       } else {
         do {
-          change = .upsert(RecordValues(schema: schema, values: try RecordCodec.decode(payload, schema: schema)))
+          change = .upsert(
+            RecordValues(schema: schema, values: try RecordCodec.decode(payload, schema: schema)))
         } catch {
           throw corrupt(error.description)
         }
       }
     }
     return Event(
-      lsn: lsn, time: time, collection: name, schemaVersion: schemaVersion, change: change, endsCommit: endsCommit,
+      lsn: lsn, time: time, collection: name, schemaVersion: schemaVersion, change: change,
+      endsCommit: endsCommit,
       row: row, previousLSN: previousLSN)
   }
 
@@ -32,11 +34,13 @@ extension EventHeader {
   func recordSchema(in catalog: CatalogState) throws(StoreError) -> CollectionSchema {
     if collection == 0 { return LegacySchemas.repositoriesV1 }
     guard let stored = catalog.collection(id: collection) else {
-      throw .corruptEvent(lsn: lsn, reason: "it names collection \(collection), which the catalog does not hold")
+      throw .corruptEvent(
+        lsn: lsn, reason: "it names collection \(collection), which the catalog does not hold")
     }
     guard let schema = stored.schema(version: schemaVersion) else {
       throw .corruptEvent(
-        lsn: lsn, reason: "it names version \(schemaVersion) of \(stored.name)'s schema, which the catalog lacks")
+        lsn: lsn,
+        reason: "it names version \(schemaVersion) of \(stored.name)'s schema, which the catalog lacks")
     }
     return schema
   }

@@ -15,30 +15,49 @@ extension Event {
     writer.string(collection)
     writer.key("schema_version")
     writer.integer(schemaVersion)
+    change.writeOperation(to: &writer)
+    writer.key("commit_end")
+    writer.bool(endsCommit)
+    change.writeContent(to: &writer, slots: false)
+    writer.endObject()
+    return writer.bytes
+  }
+}
+
+extension Event.Change {
+  /// Writes `"op"` and, for a record's change, `"id"` (its key): how every JSON form of an event
+  /// (the log's, the export's) names what it does.
+  func writeOperation(to writer: inout JSONWriter) {
     writer.key("op")
-    switch change {
+    switch self {
     case .upsert(let record):
       writer.string("upsert")
       writer.key("id")
-      if let key = record.primaryKey { RecordJSONShape.write(key.fieldValue, to: &writer) } else { writer.null() }
-      writer.key("commit_end")
-      writer.bool(endsCommit)
-      writer.key("record")
-      RecordJSONShape(record.schema).write(record.values, to: &writer)
+      if let key = record.primaryKey {
+        RecordJSONShape.write(key.fieldValue, to: &writer)
+      } else {
+        writer.null()
+      }
     case .delete(let key):
       writer.string("delete")
       writer.key("id")
       RecordJSONShape.write(key.fieldValue, to: &writer)
-      writer.key("commit_end")
-      writer.bool(endsCommit)
-    case .schema(let schema):
+    case .schema:
       writer.string("schema")
-      writer.key("commit_end")
-      writer.bool(endsCommit)
-      writer.key("schema")
-      schema.write(to: &writer, slots: false)
     }
-    writer.endObject()
-    return writer.bytes
+  }
+
+  /// Writes what the event carries: an upsert's `"record"` (shaped by its schema version) or a
+  /// schema event's `"schema"` (`slots`: in its stored form); a delete carries nothing more.
+  func writeContent(to writer: inout JSONWriter, slots: Bool) {
+    switch self {
+    case .upsert(let record):
+      writer.key("record")
+      RecordJSONShape(record.schema).write(record.values, to: &writer)
+    case .schema(let schema):
+      writer.key("schema")
+      schema.write(to: &writer, slots: slots)
+    case .delete: break
+    }
   }
 }

@@ -43,7 +43,9 @@ enum EventCodec {
     var previous: UInt64
   }
 
-  private static func beginEvent(_ kind: Kind, time: CommitTime, _ target: Target, capacity: Int) -> ByteWriter {
+  private static func beginEvent(_ kind: Kind, time: CommitTime, _ target: Target, capacity: Int)
+    -> ByteWriter
+  {
     var writer = ByteWriter(capacity: fixedHeaderSize + 24 + capacity + checksumSize)
     writer.append(version)
     writer.append(kind.rawValue)
@@ -231,9 +233,12 @@ struct EventHeader {
       } else {
         key = PrimaryKey(try RecordCodec.readValue(&reader))
       }
-      guard let key else { throw MalformedBytes(offset: 0, reason: "a delete's key is neither an integer nor a string") }
+      guard let key else {
+        throw MalformedBytes(offset: 0, reason: "a delete's key is neither an integer nor a string")
+      }
       guard reader.isAtEnd else {
-        throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) unexpected bytes after a delete")
+        throw MalformedBytes(
+          offset: reader.offset, reason: "\(reader.remaining) unexpected bytes after a delete")
       }
       return key
     } catch let error as MalformedBytes {

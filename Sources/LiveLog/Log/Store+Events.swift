@@ -4,7 +4,8 @@ extension Store {
   /// included). Every event's checksum is checked, and each record is decoded with the schema
   /// version it was written with.
   public func forEachEvent(
-    from first: UInt64 = 1, through last: UInt64? = nil, collection: String? = nil, _ body: (Event) throws -> Bool
+    from first: UInt64 = 1, through last: UInt64? = nil, collection: String? = nil,
+    _ body: (Event) throws -> Bool
   ) throws {
     let (snapshot, catalog) = try makeSnapshot()
     try snapshot.read { txn in

@@ -244,7 +244,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     return try txn.withCursor(collection.databases.ordered) { cursor in
       var rows: [Row] = []
       var entry = try cursor.seek(atLeast: layout.prefix(lower))
-      while let current = entry, layout.holds(current.key), let value = layout.value(current.key), value <= upper {
+      while let current = entry, layout.holds(current.key), let value = layout.value(current.key),
+        value <= upper
+      {
         rows.append(layout.row(current.key))
         if let limit, rows.count > limit { break }
         entry = try cursor.next()

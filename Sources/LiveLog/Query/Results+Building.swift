@@ -3,7 +3,8 @@ extension Store {
   /// type's collection is opened first (created, or evolved to its declaration).
   public func objects<R: Record>(_ type: R.Type) throws -> Results<R> {
     let binding = try self.binding(for: type)
-    let schema = try read { _, state in state.collection(named: binding.name)?.schema } ?? R.schema.declaration
+    let schema =
+      try read { _, state in state.collection(named: binding.name)?.schema } ?? R.schema.declaration
     return Results(
       store: self, collection: binding.name, schema: schema, query: Query(), decoding: .typed(binding))
   }
@@ -19,13 +20,16 @@ extension Store {
 
   /// The results of `query` over the records of type `R`, run now; as of `lsn` when given (see
   /// `Results.asOf(_:)`).
-  public func results<R: Record>(_ type: R.Type, _ query: Query, asOf lsn: UInt64? = nil) throws -> Results<R> {
+  public func results<R: Record>(_ type: R.Type, _ query: Query, asOf lsn: UInt64? = nil) throws -> Results<R>
+  {
     let all = try objects(type)
     return try (lsn.map { all.with(query).asOf($0) } ?? all.with(query)).evaluate()
   }
 
   /// The results of `query` over the collection `name`, run now.
-  public func results(in name: String, _ query: Query, asOf lsn: UInt64? = nil) throws -> Results<RecordValues> {
+  public func results(in name: String, _ query: Query, asOf lsn: UInt64? = nil) throws -> Results<
+    RecordValues
+  > {
     let all = try objects(in: name)
     return try (lsn.map { all.with(query).asOf($0) } ?? all.with(query)).evaluate()
   }

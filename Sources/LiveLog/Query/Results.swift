@@ -123,12 +123,14 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
   /// cannot be decoded (a damaged store) reads as a blank record; `record(at:)` throws instead.
   public subscript(position: Int) -> Element {
     let evaluation = evaluated
-    precondition(position >= 0 && position < evaluation.rows.count, "Results index \(position) is out of range")
+    precondition(
+      position >= 0 && position < evaluation.rows.count, "Results index \(position) is out of range")
     do {
       return try record(at: position, evaluation)
     } catch {
       if let blank = decoding.blank(evaluation.stored) { return blank }
-      preconditionFailure("a record of \(collection) cannot be read, and \(Element.self) has no blank value: \(error)")
+      preconditionFailure(
+        "a record of \(collection) cannot be read, and \(Element.self) has no blank value: \(error)")
     }
   }
 
@@ -136,7 +138,8 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
   public func record(at position: Int) throws -> Element {
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
-    precondition(position >= 0 && position < evaluation.rows.count, "Results index \(position) is out of range")
+    precondition(
+      position >= 0 && position < evaluation.rows.count, "Results index \(position) is out of range")
     return try record(at: position, evaluation)
   }
 
@@ -152,7 +155,8 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
   }
 
   /// The stored bytes of `row` as the results see it.
-  private func record(_ row: Row, _ stored: StoredCollection, _ evaluation: Evaluation, _ txn: Transaction) throws
+  private func record(_ row: Row, _ stored: StoredCollection, _ evaluation: Evaluation, _ txn: Transaction)
+    throws
     -> UnsafeRawBufferPointer
   {
     if let lsn = evaluation.history[row] { return try store.log.record(at: lsn, txn) }
@@ -178,7 +182,8 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
         for index in order {
           let row = rows[index]
           if let lsn = evaluation.history[row] {
-            keys[index] = try RecordView(bytes: try store.log.record(at: lsn, txn), row: row).key(stored.schema.primaryKey)
+            keys[index] = try RecordView(bytes: try store.log.record(at: lsn, txn), row: row).key(
+              stored.schema.primaryKey)
             continue
           }
           guard let entry = try cursor.seek(to: UInt64(row)) else {
@@ -198,7 +203,8 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
 
   /// Results of the same collection with another query (and the same as-of LSN).
   public func with(_ query: Query) -> Results {
-    Results(store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: decoding)
+    Results(
+      store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: decoding)
   }
 
   /// These results as of an earlier LSN: exactly what a store that had received only the events

@@ -73,12 +73,14 @@ extension CollectionSchema {
     }
     func string(_ member: JSONObject.Member, _ field: String) throws(InputError) -> String {
       guard case .string(let text) = member.value else {
-        throw locator.error(at: member.offset, field: field, "expected a string, found \(member.value.typeDescription)")
+        throw locator.error(
+          at: member.offset, field: field, "expected a string, found \(member.value.typeDescription)")
       }
       return text
     }
     func integer(_ member: JSONObject.Member, _ field: String) throws(InputError) -> Int {
-      guard case .number(let number) = member.value, let value = number.integer, let exact = Int(exactly: value),
+      guard case .number(let number) = member.value, let value = number.integer,
+        let exact = Int(exactly: value),
         exact >= 0, exact <= 4_096
       else {
         throw locator.error(at: member.offset, field: field, "expected a whole number from 0 to 4096")
@@ -102,7 +104,8 @@ extension CollectionSchema {
     }
     let keyName = try string(keyMember, "primary_key")
     guard let fieldsMember = object["fields"], case .array(let elements) = fieldsMember.value else {
-      throw locator.error(at: object["fields"]?.offset ?? offset, field: "fields", "expected an array of fields")
+      throw locator.error(
+        at: object["fields"]?.offset ?? offset, field: "fields", "expected an array of fields")
     }
     var fields: [Field] = []
     for (index, element) in elements.enumerated() {
@@ -127,7 +130,8 @@ extension CollectionSchema {
       var indexes: IndexKinds = []
       if let indexMember = declaration["indexes"] {
         guard case .array(let kinds) = indexMember.value else {
-          throw locator.error(at: indexMember.offset, field: fieldName, "\"indexes\" must be an array of names")
+          throw locator.error(
+            at: indexMember.offset, field: fieldName, "\"indexes\" must be an array of names")
         }
         for kind in kinds {
           guard case .string(let kindName) = kind.value, let parsed = IndexKinds(named: kindName) else {
@@ -141,7 +145,8 @@ extension CollectionSchema {
       var optional = fieldName != keyName
       if let optionalMember = declaration["optional"] {
         guard case .bool(let flag) = optionalMember.value else {
-          throw locator.error(at: optionalMember.offset, field: fieldName, "\"optional\" must be true or false")
+          throw locator.error(
+            at: optionalMember.offset, field: fieldName, "\"optional\" must be true or false")
         }
         optional = flag
       }
@@ -152,7 +157,8 @@ extension CollectionSchema {
         }
         slot = try integer(slotMember, "\(fieldName).slot")
       }
-      fields.append(Field(position: slot, name: fieldName, type: type, indexes: indexes, isOptional: optional))
+      fields.append(
+        Field(position: slot, name: fieldName, type: type, indexes: indexes, isOptional: optional))
     }
     var slotCount: Int?
     if slots, let member = object["slots"] { slotCount = try integer(member, "slots") }
@@ -187,7 +193,8 @@ extension CollectionSchema {
       let locator = SourceLocator(source: file.source, text: buffer, firstLine: 1, item: nil)
       do {
         let value = try JSONParser.parse(buffer)
-        return .success(try CollectionSchema.read(value, at: 0, name: collection, slots: false, locator: locator))
+        return .success(
+          try CollectionSchema.read(value, at: 0, name: collection, slots: false, locator: locator))
       } catch let error as JSONSyntaxError {
         return .failure(locator.error(at: error.offset, error.message))
       } catch let error as InputError {

@@ -61,7 +61,9 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
     bySlot = slots
     let key = names[keyName].map { sorted[$0] }
     primaryKey = key ?? Field(position: -1, name: keyName, type: .integer, isOptional: false)
-    if problem == nil { problem = CollectionSchema.check(name: name, fields: sorted, key: key, keyName: keyName, slots: count) }
+    if problem == nil {
+      problem = CollectionSchema.check(name: name, fields: sorted, key: key, keyName: keyName, slots: count)
+    }
     self.problem = problem
   }
 
@@ -87,7 +89,8 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
     guard name == other.name, primaryKey.name == other.primaryKey.name, fields.count == other.fields.count
     else { return false }
     return fields.allSatisfy { field in
-      other.field(named: field.name).map { $0.sameDeclaration(as: field) && $0.indexes == field.indexes } ?? false
+      other.field(named: field.name).map { $0.sameDeclaration(as: field) && $0.indexes == field.indexes }
+        ?? false
     }
   }
 
@@ -110,19 +113,27 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
       return fail(nil, "\(slots) slots are more than the \(maximumSlots) a collection may use")
     }
     guard let key else {
-      return fail(keyName, "the primary key names no declared field; the fields are: \(fields.map(\.name).joined(separator: ", "))")
+      return fail(
+        keyName,
+        "the primary key names no declared field; the fields are: \(fields.map(\.name).joined(separator: ", "))"
+      )
     }
     guard key.type == .integer || key.type == .string else {
-      return fail(key.name, "a primary key is an integer or a string (a UUID is stored as its string), not a \(key.type)")
+      return fail(
+        key.name,
+        "a primary key is an integer or a string (a UUID is stored as its string), not a \(key.type)")
     }
-    guard !key.isOptional else { return fail(key.name, "the primary key must not be optional: every record has one") }
+    guard !key.isOptional else {
+      return fail(key.name, "the primary key must not be optional: every record has one")
+    }
     for field in fields {
       if let problem = nameProblem(field.name) { return fail(field.name, problem) }
       let disallowed = field.indexes.subtracting(field.type.allowedIndexes)
       if !disallowed.isEmpty {
         return fail(
           field.name,
-          "a \(field.type) field cannot have a \(disallowed) index (it may have: \(field.type.allowedIndexes))")
+          "a \(field.type) field cannot have a \(disallowed) index (it may have: \(field.type.allowedIndexes))"
+        )
       }
     }
     // `owner` and `owner.login` cannot both be fields: in JSON, owner is either a value or an
@@ -133,7 +144,8 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
       while let dot = prefix.lastIndex(of: ".") {
         prefix = prefix[..<dot]
         if names.contains(String(prefix)) {
-          return fail(field.name, "'\(prefix)' is a field too, so it cannot also be an object holding this one")
+          return fail(
+            field.name, "'\(prefix)' is a field too, so it cannot also be an object holding this one")
         }
       }
     }

@@ -11,7 +11,8 @@ public struct Field: Sendable, Hashable, CustomStringConvertible {
   /// Whether a record may lack the field (`null` in JSON, `nil` in Swift).
   public let isOptional: Bool
 
-  public init(position: Int, name: String, type: FieldType, indexes: IndexKinds = [], isOptional: Bool = true) {
+  public init(position: Int, name: String, type: FieldType, indexes: IndexKinds = [], isOptional: Bool = true)
+  {
     self.position = position
     self.name = name
     self.type = type

@@ -63,7 +63,9 @@ public struct IndexKinds: OptionSet, Sendable, Hashable, CustomStringConvertible
   public static let ordered = IndexKinds(rawValue: 4)
 
   /// Each kind with its name in the JSON schema format, in a fixed order.
-  static let named: [(IndexKinds, String)] = [(.substring, "substring"), (.equality, "equality"), (.ordered, "ordered")]
+  static let named: [(IndexKinds, String)] = [
+    (.substring, "substring"), (.equality, "equality"), (.ordered, "ordered"),
+  ]
 
   /// The kinds' names: `["substring", "equality"]`.
   public var names: [String] { IndexKinds.named.filter { contains($0.0) }.map(\.1) }

@@ -73,7 +73,8 @@ enum RecordCodec {
       let value = try readValue(&reader)
       guard slot < values.count, let field = schema.field(atSlot: slot) else { continue }
       guard value.fits(field.type) else {
-        throw MalformedBytes(offset: reader.offset, reason: "field \(field.name) holds a value of the wrong type")
+        throw MalformedBytes(
+          offset: reader.offset, reason: "field \(field.name) holds a value of the wrong type")
       }
       values[slot] = value
     }

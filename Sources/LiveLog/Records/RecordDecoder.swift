@@ -143,7 +143,8 @@ private struct ValuesKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProto
   func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
     -> KeyedDecodingContainer<NestedKey>
   {
-    KeyedDecodingContainer(ValuesKeyedContainer<NestedKey>(decoder: decoder, values: values, path: child(key)))
+    KeyedDecodingContainer(
+      ValuesKeyedContainer<NestedKey>(decoder: decoder, values: values, path: child(key)))
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -20,7 +20,8 @@ struct RecordLayout: Sendable {
   /// instances: key paths that name one property in two spellings (`\R.id` through `Identifiable`
   /// and `\Repository.id`) are different values but read the same sentinel.
   static func field<R: Record, V: FieldValueConvertible>(reading keyPath: KeyPath<R, V>) -> Field? {
-    guard let layout = try? of(R.self), let instances = layout.probes as? [R], let base = instances.first else {
+    guard let layout = try? of(R.self), let instances = layout.probes as? [R], let base = instances.first
+    else {
       return nil
     }
     let schema = R.schema
@@ -103,7 +104,8 @@ struct RecordLayout: Sendable {
       throw fail(
         nil,
         "\(type) decodes the property '\(leaves[missed].path.joined(separator: "."))', which no field "
-          + "declares: declare it (every decoded property is stored), or leave it out of the type's Codable form")
+          + "declares: declare it (every decoded property is stored), or leave it out of the type's Codable form"
+      )
     }
     return RecordLayout(paths: paths, probes: instances)
   }

@@ -205,7 +205,9 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
   func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try value(type, key, optional: false) }
   func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try value(type, key, optional: false) }
   func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try value(type, key, optional: false) }
-  func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try value(type, key, optional: true) }
+  func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+    try value(type, key, optional: true)
+  }
   func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
     try value(type, key, optional: true)
   }
@@ -215,7 +217,9 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
   func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
     try value(type, key, optional: true)
   }
-  func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try value(type, key, optional: true) }
+  func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+    try value(type, key, optional: true)
+  }
   func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
     try value(type, key, optional: true)
   }
@@ -227,7 +231,8 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
     -> KeyedDecodingContainer<NestedKey>
   {
     KeyedDecodingContainer(
-      ProbeKeyedContainer<NestedKey>(state: state, path: path + [key.stringValue], underOptional: underOptional))
+      ProbeKeyedContainer<NestedKey>(
+        state: state, path: path + [key.stringValue], underOptional: underOptional))
   }
 
   func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -240,7 +245,8 @@ private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoc
   }
 
   func superDecoder(forKey key: Key) throws -> any Decoder {
-    throw RecordProbe.Failure(path: path + [key.stringValue], message: "uses a super decoder, which records cannot")
+    throw RecordProbe.Failure(
+      path: path + [key.stringValue], message: "uses a super decoder, which records cannot")
   }
 }
 

@@ -117,26 +117,37 @@ extension RecordValues {
     }
   }
 
-  private func required<T>(_ name: String, _ expected: String, _ read: (FieldValue) -> T?) throws(MissingValue) -> T {
+  private func required<T>(_ name: String, _ expected: String, _ read: (FieldValue) -> T?)
+    throws(MissingValue) -> T
+  {
     let value = self[name]
     guard let typed = read(value) else {
-      throw MissingValue(collection: schema.name, field: name, expected: expected, found: value.typeDescription)
+      throw MissingValue(
+        collection: schema.name, field: name, expected: expected, found: value.typeDescription)
     }
     return typed
   }
 
   /// The string in field `name`; throws when it is absent or not a string.
-  public func string(_ name: String) throws(MissingValue) -> String { try required(name, "a string") { $0.stringValue } }
+  public func string(_ name: String) throws(MissingValue) -> String {
+    try required(name, "a string") { $0.stringValue }
+  }
   /// The integer in field `name`.
   public func integer(_ name: String) throws(MissingValue) -> Int64 {
     try required(name, "an integer") { $0.integerValue }
   }
   /// The number in field `name`, as a double.
-  public func double(_ name: String) throws(MissingValue) -> Double { try required(name, "a number") { $0.doubleValue } }
+  public func double(_ name: String) throws(MissingValue) -> Double {
+    try required(name, "a number") { $0.doubleValue }
+  }
   /// The flag in field `name`.
-  public func bool(_ name: String) throws(MissingValue) -> Bool { try required(name, "a bool") { $0.boolValue } }
+  public func bool(_ name: String) throws(MissingValue) -> Bool {
+    try required(name, "a bool") { $0.boolValue }
+  }
   /// The date in field `name`.
-  public func date(_ name: String) throws(MissingValue) -> Timestamp { try required(name, "a date") { $0.dateValue } }
+  public func date(_ name: String) throws(MissingValue) -> Timestamp {
+    try required(name, "a date") { $0.dateValue }
+  }
   /// The UUID in the string field `name`.
   public func uuid(_ name: String) throws(MissingValue) -> UUID {
     try required(name, "a UUID string") { $0.stringValue.flatMap(UUID.init(uuidString:)) }

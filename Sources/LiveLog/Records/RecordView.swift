@@ -34,7 +34,8 @@ struct RecordView {
   /// The record's primary key, held in `field`.
   func key(_ field: Field) throws(StoreError) -> PrimaryKey {
     guard let key = PrimaryKey(try value(field)) else {
-      throw failure(MalformedBytes(offset: 0, reason: "the primary key \(field.name) is absent or of another type"))
+      throw failure(
+        MalformedBytes(offset: 0, reason: "the primary key \(field.name) is absent or of another type"))
     }
     return key
   }

@@ -72,7 +72,8 @@ public struct Repository: Record, Hashable {
     guard case .string(let fullName) = input["full_name"] else {
       throw InputProblem(
         field: "full_name",
-        message: "missing: every repository needs a 'full_name' (or, in CSV, a 'url' of the form /owner/name)")
+        message: "missing: every repository needs a 'full_name' (or, in CSV, a 'url' of the form /owner/name)"
+      )
     }
     guard !fullName.isEmpty else { throw InputProblem(field: "full_name", message: "must not be empty") }
     if input["owner.login"].isNull, let owner = fullName.split(separator: "/").first {

@@ -14,7 +14,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
   public init(secondsSince1970: Int64, nanoseconds: Int32 = 0) {
     // Keep the fraction in range whatever the caller passed: a second carries over.
-    let carry = Int64(nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000)
+    let carry = Int64(
+      nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : (nanoseconds - 999_999_999) / 1_000_000_000)
     self.secondsSince1970 = secondsSince1970 &+ carry
     self.nanoseconds = Int32(Int64(nanoseconds) - carry * 1_000_000_000)
   }
@@ -46,7 +47,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
   /// The moment as a Swift `Date` (whose `Double` holds about 0.1 µs of precision today).
   public var date: Date {
     Date(
-      timeIntervalSinceReferenceDate: Double(secondsSince1970 &- Timestamp.referenceOffset) + Double(nanoseconds) / 1e9)
+      timeIntervalSinceReferenceDate: Double(secondsSince1970 &- Timestamp.referenceOffset) + Double(
+        nanoseconds) / 1e9)
   }
 
   public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
@@ -96,7 +98,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringCo
     let text = try container.decode(String.self)
     guard let value = Timestamp(iso8601: text) else {
       throw DecodingError.dataCorruptedError(
-        in: container, debugDescription: "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \(text)")
+        in: container,
+        debugDescription: "expected an ISO 8601 date such as 2014-01-11T09:27:47Z, found \(text)")
     }
     self = value
   }

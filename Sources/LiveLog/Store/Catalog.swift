@@ -85,7 +85,8 @@ final class Catalog: Sendable {
   }
 
   /// Opens (in a write transaction: creates) a collection's databases, one open at a time.
-  func openDatabases(_ name: String, keyType: FieldType, create: Bool, in txn: some ReadableTransaction) throws
+  func openDatabases(_ name: String, keyType: FieldType, create: Bool, in txn: some ReadableTransaction)
+    throws
     -> CollectionDatabases
   {
     try opening.withLock { _ in
@@ -110,7 +111,8 @@ final class Catalog: Sendable {
         }
         let databases = try CollectionDatabases.open(
           name, keyType: schema.primaryKey.type, create: create, environment: environment, in: txn)
-        collections[id] = StoredCollection(id: id, name: name, versions: versions, databases: databases, meta: meta)
+        collections[id] = StoredCollection(
+          id: id, name: name, versions: versions, databases: databases, meta: meta)
         entry = try cursor.next()
       }
     }
@@ -119,7 +121,9 @@ final class Catalog: Sendable {
 
   static func stamp(_ txn: some ReadableTransaction, _ meta: Database) throws -> UInt64 {
     guard let value = try txn.get(meta, stampKey) else { return 0 }
-    guard value.count == 8 else { throw StoreError.corruptState(reason: "catalog_stamp has \(value.count) bytes") }
+    guard value.count == 8 else {
+      throw StoreError.corruptState(reason: "catalog_stamp has \(value.count) bytes")
+    }
     return value.loadUnaligned(as: UInt64.self)
   }
 
@@ -173,14 +177,16 @@ enum CatalogEntry {
     let buffer = bytes.assumingMemoryBound(to: UInt8.self)
     func corrupt(_ reason: String) -> StoreError { .corruptState(reason: "a catalog entry \(reason)") }
     guard let document = try? JSONParser.parse(buffer), case .object(let object) = document,
-      case .number(let idNumber)? = object["id"]?.value, let id = idNumber.integer.flatMap(UInt32.init(exactly:)),
+      case .number(let idNumber)? = object["id"]?.value,
+      let id = idNumber.integer.flatMap(UInt32.init(exactly:)),
       case .string(let name)? = object["name"]?.value, case .array(let list)? = object["versions"]?.value
     else { throw corrupt("is not JSON of the catalog's shape") }
     let locator = SourceLocator(source: "catalog", text: buffer, firstLine: 1, item: name)
     var versions: [SchemaVersion] = []
     for element in list {
       guard case .object(let entry) = element.value, case .number(let number)? = entry["version"]?.value,
-        let version = number.integer.flatMap(Int.init(exactly:)), case .number(let lsnNumber)? = entry["lsn"]?.value,
+        let version = number.integer.flatMap(Int.init(exactly:)),
+        case .number(let lsnNumber)? = entry["lsn"]?.value,
         let lsn = lsnNumber.integer.flatMap(UInt64.init(exactly:)), let schemaMember = entry["schema"]
       else { throw corrupt("of \(name) has a malformed version") }
       let schema: CollectionSchema

@@ -21,7 +21,9 @@ enum SchemaEvolution: Equatable {
       SchemaError(collection: stored.name, field: field, message: message)
     }
     var reasons: [SchemaError] = []
-    if declared.primaryKey.name != stored.primaryKey.name || declared.primaryKey.type != stored.primaryKey.type {
+    if declared.primaryKey.name != stored.primaryKey.name
+      || declared.primaryKey.type != stored.primaryKey.type
+    {
       reasons.append(
         refuse(
           declared.primaryKey.name,
@@ -46,12 +48,16 @@ enum SchemaEvolution: Equatable {
         reasons.append(
           refuse(
             old.name,
-            "is stored as \(old.declarationText) and declared as \(new.declarationText): stored records may lack it"))
+            "is stored as \(old.declarationText) and declared as \(new.declarationText): stored records may lack it"
+          ))
         continue
       }
       let field = Field(
-        position: old.position, name: old.name, type: old.type, indexes: new.indexes, isOptional: new.isOptional)
-      if !new.indexes.subtracting(old.indexes).isEmpty { added.append(field.indexed(new.indexes.subtracting(old.indexes))) }
+        position: old.position, name: old.name, type: old.type, indexes: new.indexes,
+        isOptional: new.isOptional)
+      if !new.indexes.subtracting(old.indexes).isEmpty {
+        added.append(field.indexed(new.indexes.subtracting(old.indexes)))
+      }
       if !old.indexes.subtracting(new.indexes).isEmpty {
         dropped.append(field.indexed(old.indexes.subtracting(new.indexes)))
       }
@@ -60,7 +66,8 @@ enum SchemaEvolution: Equatable {
     for new in declared.fields where stored.field(named: new.name) == nil {
       guard new.isOptional else {
         reasons.append(
-          refuse(new.name, "is declared as \(new.declarationText), a new required field the stored records lack"))
+          refuse(
+            new.name, "is declared as \(new.declarationText), a new required field the stored records lack"))
         continue
       }
       let field = new.at(nextSlot)

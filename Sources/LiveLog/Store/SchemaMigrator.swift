@@ -10,7 +10,9 @@ struct SchemaMigrator {
   /// Changes per batch of materialization: bounds what waits in memory.
   static let batchSize = 16_384
 
-  func run(stored: StoredCollection, declared: CollectionSchema, firstLSN: UInt64, _ txn: WriteTransaction) throws {
+  func run(stored: StoredCollection, declared: CollectionSchema, firstLSN: UInt64, _ txn: WriteTransaction)
+    throws
+  {
     func refuse(_ field: String?, _ message: String) -> SchemaError {
       SchemaError(collection: stored.name, field: field, message: message)
     }
@@ -28,7 +30,8 @@ struct SchemaMigrator {
     pending.add(
       EventCodec.beginSchema(
         schema, time: time,
-        .init(collection: stored.id, schemaVersion: version, row: 0, previous: stored.versions.last?.lsn ?? 0)))
+        .init(collection: stored.id, schemaVersion: version, row: 0, previous: stored.versions.last?.lsn ?? 0)
+      ))
     let total = try stored.count(txn)
     var done = 0
     var changes: [RecordChange] = []
@@ -56,16 +59,20 @@ struct SchemaMigrator {
       }
       let declaredValues = try migration.transform(old, declared)
       var values = [FieldValue](repeating: .null, count: schema.slotCount)
-      for (index, value) in declaredValues.enumerated() where index < slots.count { values[slots[index]] = value }
+      for (index, value) in declaredValues.enumerated() where index < slots.count {
+        values[slots[index]] = value
+      }
       let new = RecordValues(schema: schema, values: values)
       if let (field, problem) = new.firstMismatch() {
         throw refuse(field.name, "the migration of the record with key \(key) gives a value that \(problem)")
       }
       guard new.primaryKey == key else {
-        throw refuse(schema.primaryKey.name, "the migration changed the key of the record \(key); keys must stay")
+        throw refuse(
+          schema.primaryKey.name, "the migration changed the key of the record \(key); keys must stay")
       }
       let (event, start) = EventCodec.beginUpsert(
-        values, time: time, .init(collection: stored.id, schemaVersion: version, row: row, previous: previous))
+        values, time: time, .init(collection: stored.id, schemaVersion: version, row: row, previous: previous)
+      )
       var change = RecordChange(
         kind: .updated, key: key, row: row, oldRecord: oldBytes, previousLSN: previous, event: event,
         recordStart: start, recordEnd: event.count, newValues: values)
@@ -74,12 +81,14 @@ struct SchemaMigrator {
       done += 1
       if changes.count >= SchemaMigrator.batchSize {
         try flush()
-        store.options.progress?(StoreProgress(step: .migrating(collection: stored.name), completed: done, total: total))
+        store.options.progress?(
+          StoreProgress(step: .migrating(collection: stored.name), completed: done, total: total))
       }
     }
     try pending.appendSealed(to: store.log, txn, keepingLast: false, into: &changes)
     try migrated.apply(changes, nextRow: nextRow, txn, oldSchema: stored.schema)
-    store.options.progress?(StoreProgress(step: .migrating(collection: stored.name), completed: done, total: total))
+    store.options.progress?(
+      StoreProgress(step: .migrating(collection: stored.name), completed: done, total: total))
     try store.catalog.write(id: stored.id, name: stored.name, versions: migrated.versions, txn)
   }
 }

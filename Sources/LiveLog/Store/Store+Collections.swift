@@ -30,7 +30,9 @@ extension Store {
       let evolution = stored.map { SchemaEvolution.between(stored: $0.schema, declared: declared) }
       if options.readOnly {
         // Nothing can change: read by the stored schema, unless the declaration cannot read it.
-        if let stored, let first = SchemaEvolution.readingProblems(stored: stored.schema, declared: declared).first {
+        if let stored,
+          let first = SchemaEvolution.readingProblems(stored: stored.schema, declared: declared).first
+        {
           throw first
         }
         return stored
@@ -85,13 +87,16 @@ extension Store {
         lsn += 1
         var event = EventCodec.beginSchema(
           schema, time: time,
-          .init(collection: stored.id, schemaVersion: stored.version + 1, row: 0, previous: stored.versions.last?.lsn ?? 0))
+          .init(
+            collection: stored.id, schemaVersion: stored.version + 1, row: 0,
+            previous: stored.versions.last?.lsn ?? 0))
         EventCodec.seal(&event, lsn: lsn, endsCommit: true)
         try log.append(event, at: lsn, txn)
         let evolved = stored.with(SchemaVersion(version: stored.version + 1, lsn: lsn, schema: schema))
         try IndexMaintenance.drop(dropped, in: evolved, txn)
         try IndexMaintenance.build(added, in: evolved, txn) { done, total in
-          options.progress?(StoreProgress(step: .buildingIndex(collection: schema.name), completed: done, total: total))
+          options.progress?(
+            StoreProgress(step: .buildingIndex(collection: schema.name), completed: done, total: total))
         }
         try catalog.write(id: stored.id, name: stored.name, versions: evolved.versions, txn)
         return true

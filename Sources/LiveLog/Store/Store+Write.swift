@@ -79,7 +79,8 @@ extension Store {
         guard let key = PrimaryKey(values[collection.schema.primaryKey.position]) else { continue }
         if let (row, current) = try collection.row(of: key, txn) {
           guard let stored = try collection.record(at: row, txn) else {
-            throw StoreError.corruptState(reason: "\(collection.name): key \(key) maps to row \(row), which has no record")
+            throw StoreError.corruptState(
+              reason: "\(collection.name): key \(key) maps to row \(row), which has no record")
           }
           let (event, start) = EventCodec.beginUpsert(
             values, time: time, target.place(row: row, previous: current))
@@ -96,7 +97,8 @@ extension Store {
             (
               collection.id,
               RecordChange(
-                kind: .updated, key: key, row: row, oldRecord: Array(stored), previousLSN: current, event: event,
+                kind: .updated, key: key, row: row, oldRecord: Array(stored), previousLSN: current,
+                event: event,
                 recordStart: start, recordEnd: event.count, newValues: values)
             ))
           summary.updated += 1
@@ -114,7 +116,8 @@ extension Store {
           summary.inserted += 1
         }
       case .delete(let key):
-        guard key.fieldType == collection.schema.primaryKey.type, let (row, current) = try collection.row(of: key, txn)
+        guard key.fieldType == collection.schema.primaryKey.type,
+          let (row, current) = try collection.row(of: key, txn)
         else {
           summary.unchanged += 1
           continue
@@ -164,7 +167,8 @@ private struct WriteTarget {
     pairs = declaration.fields.compactMap { field in
       collection.schema.field(named: field.name).map { (field.position, $0.position) }
     }
-    isIdentity = pairs.allSatisfy { $0.declared == $0.stored } && declaration.slotCount == collection.schema.slotCount
+    isIdentity =
+      pairs.allSatisfy { $0.declared == $0.stored } && declaration.slotCount == collection.schema.slotCount
   }
 
   /// Values by position of the declaration, as values by slot of the collection.
@@ -194,7 +198,9 @@ struct Batch {
     }
     var latest: [Target: Int] = [:]
     latest.reserveCapacity(mutations.count)
-    for index in mutations.indices { latest[Target(collection: mutations[index].collection, key: mutations[index].key)] = index }
+    for index in mutations.indices {
+      latest[Target(collection: mutations[index].collection, key: mutations[index].key)] = index
+    }
     if latest.count == mutations.count {
       indices = Array(mutations.indices)
     } else {

@@ -58,7 +58,8 @@ public final class Store: Sendable {
     let open = { (txn: any ReadableTransaction, create: Bool) throws -> (Database, Database, Database) in
       let log = try environment.openDatabase(StoreLayout.log, flags: .integerKey, create: create, in: txn)
       let meta = try environment.openDatabase(StoreLayout.meta, create: create, in: txn)
-      let catalog = try environment.openDatabase(StoreLayout.catalog, flags: .integerKey, create: create, in: txn)
+      let catalog = try environment.openDatabase(
+        StoreLayout.catalog, flags: .integerKey, create: create, in: txn)
       if try txn.get(meta, StoreLayout.incompleteReplayKey) != nil {
         throw StoreError.notAStore(
           path: directory,
@@ -88,7 +89,9 @@ public final class Store: Sendable {
       if state.collections.isEmpty {
         try StoreUpgrade.run(
           environment: environment, meta: meta, catalog: catalog,
-          progress: { done, total in options.progress?(StoreProgress(step: .upgrading, completed: done, total: total)) })
+          progress: { done, total in
+            options.progress?(StoreProgress(step: .upgrading, completed: done, total: total))
+          })
       }
       try StoreDirectory(path: directory).writeMarker()
     }
@@ -179,7 +182,8 @@ public final class Store: Sendable {
 
   /// Every version of collection `name`'s schema, oldest first, with the LSN of the event that
   /// made it (0 for the schema of a store upgraded from format 1).
-  public func schemaHistory(of name: String) throws -> [(version: Int, lsn: UInt64, schema: CollectionSchema)] {
+  public func schemaHistory(of name: String) throws -> [(version: Int, lsn: UInt64, schema: CollectionSchema)]
+  {
     try read { _, state in
       (state.collection(named: name)?.versions ?? []).map { ($0.version, $0.lsn, $0.schema) }
     }

@@ -18,11 +18,13 @@ enum LegacySchemas {
       ("open_issues_count", .integer, .ordered, true), ("topics", .stringList, .equality, true),
       ("license.spdx_id", .string, .equality, true), ("archived", .bool, .equality, true),
       ("created_at", .date, .ordered, true), ("updated_at", .date, .ordered, true),
-      ("pushed_at", .date, .ordered, true), ("default_branch", .string, [], true), ("size", .integer, .ordered, true),
+      ("pushed_at", .date, .ordered, true), ("default_branch", .string, [], true),
+      ("size", .integer, .ordered, true),
     ]
     return CollectionSchema(
       name: repositoriesName, primaryKey: "id",
-      fields: declarations.map { Field(position: 0, name: $0.0, type: $0.1, indexes: $0.2, isOptional: $0.3) })
+      fields: declarations.map { Field(position: 0, name: $0.0, type: $0.1, indexes: $0.2, isOptional: $0.3) }
+    )
   }()
 }
 
@@ -64,10 +66,13 @@ enum StoreUpgrade {
       let oldKey = Array("next_row".utf8)
       let collection = StoredCollection(
         id: 1, name: LegacySchemas.repositoriesName,
-        versions: [SchemaVersion(version: 1, lsn: 0, schema: LegacySchemas.repositoriesV1)], databases: target,
+        versions: [SchemaVersion(version: 1, lsn: 0, schema: LegacySchemas.repositoriesV1)],
+        databases: target,
         meta: legacyMeta)
       if let next = try txn.get(legacyMeta, oldKey) {
-        guard next.count == 8 else { throw StoreError.corruptState(reason: "next_row has \(next.count) bytes") }
+        guard next.count == 8 else {
+          throw StoreError.corruptState(reason: "next_row has \(next.count) bytes")
+        }
         try collection.setNextRow(next.loadUnaligned(as: UInt64.self), txn)
         try txn.delete(legacyMeta, oldKey)
       }

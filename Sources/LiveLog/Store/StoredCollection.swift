@@ -34,7 +34,8 @@ struct CollectionDatabases: Sendable {
 
   /// Opens (or creates) the databases of the collection `name`, whose keys are `keyType`.
   static func open(
-    _ name: String, keyType: FieldType, create: Bool, environment: Environment, in txn: some ReadableTransaction
+    _ name: String, keyType: FieldType, create: Bool, environment: Environment,
+    in txn: some ReadableTransaction
   ) throws -> CollectionDatabases {
     func open(_ suffix: String, _ flags: DatabaseFlags = []) throws -> Database {
       try environment.openDatabase("\(name).\(suffix)", flags: flags, create: create, in: txn)
@@ -190,15 +191,19 @@ extension StoredCollection {
     let now = schema
     var fields: [Field] = last.schema.fields.map { old in
       let current = now.field(atSlot: old.position)
-      let kept = current.map { $0.name == old.name && $0.type == old.type ? $0.indexes.intersection(old.indexes) : [] } ?? []
+      let kept =
+        current.map { $0.name == old.name && $0.type == old.type ? $0.indexes.intersection(old.indexes) : [] }
+        ?? []
       return old.indexed(kept)
     }
     let known = Set(fields.map(\.position))
-    for field in now.fields where !known.contains(field.position) && last.schema.field(named: field.name) == nil {
+    for field in now.fields
+    where !known.contains(field.position) && last.schema.field(named: field.name) == nil {
       fields.append(field.indexed([]))
     }
     let merged = CollectionSchema(
-      name: name, primaryKey: last.schema.primaryKey.name, slotted: fields, slotCount: max(now.slotCount, last.schema.slotCount))
+      name: name, primaryKey: last.schema.primaryKey.name, slotted: fields,
+      slotCount: max(now.slotCount, last.schema.slotCount))
     var versions = then
     versions[versions.count - 1].schema = merged
     return StoredCollection(id: id, name: name, versions: versions, databases: databases, meta: meta)

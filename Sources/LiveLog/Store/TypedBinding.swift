@@ -35,7 +35,8 @@ final class TypedBinding<R: Record>: Sendable {
     do {
       return try decoder(for: collection).decode(R.self, from: values)
     } catch let error as RecordDecodingFailure {
-      throw StoreError.corruptState(reason: "\(name): record at row \(row) does not decode as \(R.self): \(error)")
+      throw StoreError.corruptState(
+        reason: "\(name): record at row \(row) does not decode as \(R.self): \(error)")
     }
   }
 }
@@ -54,7 +55,8 @@ extension Store {
     let stored = try read { _, state in state.collection(named: declared.name) }
     if evolving {
       _ = try ensureCollection(declared)
-    } else if let stored, !SchemaEvolution.readingProblems(stored: stored.schema, declared: declared).isEmpty {
+    } else if let stored, !SchemaEvolution.readingProblems(stored: stored.schema, declared: declared).isEmpty
+    {
       // Reading with a type that no longer matches its records would decode wrongly; migrate
       // now when a migration is at hand, or say what is wrong.
       _ = try ensureCollection(declared)

@@ -53,7 +53,7 @@ import Testing
       if worker == 0 {
         // The writer: batches of upserts (some edited) and deletes; every commit keeps the
         // invariant that the store's version equals its log's length.
-        var random = SeededRandom(seed: 5)
+        var random = SplitMix64(seed: 5)
         for round in 0..<Self.commits {
           var batch: [Mutation] = []
           for _ in 0..<Int.random(in: 1...30, using: &random) {
@@ -80,8 +80,10 @@ import Testing
           switch worker {
           case 1:
             // A query holds its snapshot: count, ids and records agree however the writer goes on.
-            let results = try store.objects(Repository.self).filter("stargazers_count >= 0 OR language == nil")
-              .sorted(by: "stargazers_count", ascending: false).evaluate()
+            let results = try store.objects(Repository.self).filter(
+              "stargazers_count >= 0 OR language == nil"
+            )
+            .sorted(by: "stargazers_count", ascending: false).evaluate()
             let ids = try results.ids()
             if ids.count != results.count {
               problems.add("results: \(ids.count) ids for \(results.count) rows")
@@ -137,7 +139,8 @@ import Testing
     }
     let chains = queries.map { _ in Chain() }
     let tokens = try queries.enumerated().map { index, query in
-      try store.objects(Repository.self).with(query).observe(on: DispatchQueue(label: "subscriber \(index)")) { change in
+      try store.objects(Repository.self).with(query).observe(on: DispatchQueue(label: "subscriber \(index)"))
+      { change in
         let chain = chains[index]
         guard let ids = try? change.results.ids() else {
           problems.add("subscriber \(index): unreadable results")
@@ -158,7 +161,7 @@ import Testing
     let done = Flag()
     Self.concurrently(3) { worker in
       if worker == 0 {
-        var random = SeededRandom(seed: 9)
+        var random = SplitMix64(seed: 9)
         for round in 0..<Self.commits {
           var batch: [Mutation] = []
           for _ in 0..<Int.random(in: 1...20, using: &random) {

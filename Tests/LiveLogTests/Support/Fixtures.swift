@@ -1,14 +1,15 @@
 import Foundation
+@_exported import TestSupport
 
 @testable import LiveLog
 
 /// Paths of the real GitHub data shipped in Tests/Fixtures.
 enum Fixtures {
-  static let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/github")
+  static let root = FixtureFiles.root.appendingPathComponent("github")
 
-  static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+  static func path(_ relative: String) -> String { FixtureFiles.github(relative) }
+
+  static func apps(_ name: String) -> String { FixtureFiles.apps(name) }
 
   static var apiRepoFiles: [String] {
     (0...4).map { path("api-repos/repos-0\($0).ndjson") }
@@ -26,21 +27,6 @@ enum Fixtures {
     searchResponseFiles.first { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix(prefix + "_") }
       ?? "missing-\(prefix)"
   }
-}
-
-/// A directory under the temporary directory that removes itself.
-final class TemporaryDirectory: Sendable {
-  let path: String
-
-  init() throws {
-    path =
-      FileManager.default.temporaryDirectory.appendingPathComponent("livelog-tests-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  deinit { try? FileManager.default.removeItem(atPath: path) }
-
-  func child(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 }
 
 /// Bytes of UTF-8 text.

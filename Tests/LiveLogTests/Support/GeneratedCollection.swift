@@ -34,11 +34,11 @@ struct GeneratedCollection {
 
   /// `count` records (values in the schema's slot order).
   static func records(count: Int, seed: UInt64) -> [[FieldValue]] {
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     return (0..<count).map { index in record(index, &random) }
   }
 
-  static func record(_ index: Int, _ random: inout SeededRandom) -> [FieldValue] {
+  static func record(_ index: Int, _ random: inout SplitMix64) -> [FieldValue] {
     func maybe(_ value: FieldValue) -> FieldValue {
       Int.random(in: 0..<4, using: &random) == 0 ? .null : value
     }

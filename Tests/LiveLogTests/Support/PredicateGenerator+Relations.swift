@@ -4,7 +4,7 @@
 /// way the parser builds it (a form the parser turns into a `Comparison` is never generated as a
 /// relation).
 extension PredicateGenerator {
-  func relation(using random: inout SeededRandom) -> Predicate {
+  func relation(using random: inout SplitMix64) -> Predicate {
     let options = StringOptions(rawValue: UInt8.random(in: 0...3, using: &random))
     switch Int.random(in: 0..<8, using: &random) {
     case 0: return fieldAgainstField(options, using: &random)
@@ -59,7 +59,7 @@ extension PredicateGenerator {
     }
   }
 
-  private func fieldAgainstField(_ options: StringOptions, using random: inout SeededRandom) -> Predicate {
+  private func fieldAgainstField(_ options: StringOptions, using random: inout SplitMix64) -> Predicate {
     guard let left = schema.fields.randomElement(using: &random) else { return .constant(true) }
     let partners = schema.fields.filter { kind($0.type) == kind(left.type) && !$0.type.isList && $0 != left }
     guard let right = partners.randomElement(using: &random) ?? (left.type.isList ? nil : left) else {
@@ -77,7 +77,7 @@ extension PredicateGenerator {
   }
 
   /// A number from a record: a numeric field, a count, an integer element, or a small constant.
-  private func numeric(using random: inout SeededRandom, constant: Bool) -> QueryExpression {
+  private func numeric(using random: inout SplitMix64, constant: Bool) -> QueryExpression {
     let numbers = schema.fields.filter { $0.type == .integer || $0.type == .double }
     switch Int.random(in: 0..<(constant ? 5 : 4), using: &random) {
     case 0, 1: return numbers.randomElement(using: &random).map(QueryExpression.field) ?? .value(.integer(1))
@@ -95,7 +95,7 @@ extension PredicateGenerator {
     }
   }
 
-  private func arithmetic(using random: inout SeededRandom) -> Predicate {
+  private func arithmetic(using random: inout SplitMix64) -> Predicate {
     func term(_ depth: Int) -> QueryExpression {
       if depth > 0 && Bool.random(using: &random) {
         let op = ArithmeticOperator.allCases.randomElement(using: &random) ?? .add
@@ -124,7 +124,7 @@ extension PredicateGenerator {
     return relate(left, orderings.randomElement(using: &random) ?? .greater, right)
   }
 
-  private func element(_ options: StringOptions, using random: inout SeededRandom) -> Predicate {
+  private func element(_ options: StringOptions, using random: inout SplitMix64) -> Predicate {
     let lists = schema.fields.filter { $0.type.isList }
     guard let field = lists.randomElement(using: &random) else { return .constant(true) }
     let index: ElementIndex =
@@ -144,7 +144,7 @@ extension PredicateGenerator {
   }
 
   /// `field OP ANY|ALL|NONE {…}`, leaving out the combinations the parser turns into `IN`.
-  private func listLiteral(_ options: StringOptions, using random: inout SeededRandom) -> Predicate {
+  private func listLiteral(_ options: StringOptions, using random: inout SplitMix64) -> Predicate {
     guard let field = schema.fields.randomElement(using: &random) else { return .constant(true) }
     var ops: [ComparisonOperator] = kind(field.type) == 3 ? [.equal, .notEqual, .in] : orderings + [.in]
     if kind(field.type) == 0 { ops += [.contains, .beginsWith, .endsWith, .like] }
@@ -172,7 +172,7 @@ extension PredicateGenerator {
   }
 
   /// A value of the field's (or its elements') type, as the parser converts literals for it.
-  func element(of field: Field, using random: inout SeededRandom) -> QueryValue {
+  func element(of field: Field, using random: inout SplitMix64) -> QueryValue {
     let own = sample(using: &random)[field.position]
     switch field.type.elementType {
     case .string, .stringList: return .string(string(of: field, using: &random))
@@ -194,7 +194,7 @@ extension PredicateGenerator {
     }
   }
 
-  private func string(of field: Field, using random: inout SeededRandom) -> String {
+  private func string(of field: Field, using random: inout SplitMix64) -> String {
     let own = sample(using: &random)[field.position]
     let text: String
     switch own {

@@ -29,12 +29,12 @@ struct PredicateGenerator {
     self.words = words.isEmpty ? ["x"] : words.sorted()
   }
 
-  mutating func query(using random: inout SeededRandom) -> Query {
+  mutating func query(using random: inout SplitMix64) -> Query {
     Query(predicate: predicate(depth: 0, using: &random), clauses: clauses(using: &random))
   }
 
   /// Zero to three clauses, in any order.
-  func clauses(using random: inout SeededRandom) -> [QueryClause] {
+  func clauses(using random: inout SplitMix64) -> [QueryClause] {
     let single = schema.fields.filter { !$0.type.isList }
     var clauses: [QueryClause] = []
     for _ in 0..<[0, 0, 1, 1, 2, 3].randomElement(using: &random)! {
@@ -58,7 +58,7 @@ struct PredicateGenerator {
     return clauses
   }
 
-  private mutating func predicate(depth: Int, using random: inout SeededRandom) -> Predicate {
+  private mutating func predicate(depth: Int, using random: inout SplitMix64) -> Predicate {
     let roll = Int.random(in: 0..<10, using: &random)
     if depth < 3 && roll < 3 {
       let parts = (0..<Int.random(in: 2...3, using: &random)).map { _ in
@@ -75,11 +75,11 @@ struct PredicateGenerator {
     return .comparison(comparison(using: &random))
   }
 
-  func sample(using random: inout SeededRandom) -> [FieldValue] {
+  func sample(using random: inout SplitMix64) -> [FieldValue] {
     records[Int.random(in: 0..<records.count, using: &random)]
   }
 
-  func pattern(from text: String, using random: inout SeededRandom) -> String {
+  func pattern(from text: String, using random: inout SplitMix64) -> String {
     let characters = Array(text)
     guard !characters.isEmpty else { return "" }
     let start = Int.random(in: 0..<characters.count, using: &random)
@@ -94,7 +94,7 @@ struct PredicateGenerator {
     return piece
   }
 
-  private mutating func comparison(using random: inout SeededRandom) -> Comparison {
+  private mutating func comparison(using random: inout SplitMix64) -> Comparison {
     let field = schema.fields.randomElement(using: &random) ?? schema.fields[0]
     let values = sample(using: &random)
     let own = values[field.position]

@@ -37,7 +37,7 @@ final class QueryFixture: Sendable {
   /// Repositories whose names and descriptions mix ASCII with accents, case pairs that fold
   /// unusually (ß, ſ, Σ/ς, İ), combining marks, other scripts and emoji.
   static func generated(count: Int, seed: UInt64) -> [Repository] {
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     let pieces = [
       "anim", "Anim", "ANIM", "ánim", "swift", "Swift", "SWİFT", "straße", "STRASSE", "ſtar", "ΣΟΦΙΑ",
       "σοφία",

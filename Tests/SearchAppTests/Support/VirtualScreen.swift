@@ -1,4 +1,4 @@
-@testable import livelog
+@testable import LiveLogCommand
 
 /// A small terminal emulator: enough of VT100/xterm to know what `livelog search` puts on the
 /// screen — cursor positioning, erasing, SGR attributes, scrolling regions, line insertion and

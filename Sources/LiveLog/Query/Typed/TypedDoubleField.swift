@@ -6,9 +6,13 @@ public struct TypedDoubleField: SortableField {
   init(_ field: Field) { self.field = field }
 
   /// `==`.
-  public static func == (lhs: TypedDoubleField, rhs: Double) -> QueryCondition { lhs.condition(.equal, .double(rhs)) }
+  public static func == (lhs: TypedDoubleField, rhs: Double) -> QueryCondition {
+    lhs.condition(.equal, .double(rhs))
+  }
   /// `==` with a whole number.
-  public static func == (lhs: TypedDoubleField, rhs: Int) -> QueryCondition { lhs.condition(.equal, rhs.queryValue) }
+  public static func == (lhs: TypedDoubleField, rhs: Int) -> QueryCondition {
+    lhs.condition(.equal, rhs.queryValue)
+  }
   /// `==`; `nil` tests for an absent value.
   public static func == (lhs: TypedDoubleField, rhs: Double?) -> QueryCondition {
     lhs.condition(.equal, rhs.queryValue)
@@ -22,7 +26,9 @@ public struct TypedDoubleField: SortableField {
     lhs.condition(.notEqual, rhs.queryValue)
   }
   /// `<`.
-  public static func < (lhs: TypedDoubleField, rhs: Double) -> QueryCondition { lhs.condition(.less, .double(rhs)) }
+  public static func < (lhs: TypedDoubleField, rhs: Double) -> QueryCondition {
+    lhs.condition(.less, .double(rhs))
+  }
   /// `<=`.
   public static func <= (lhs: TypedDoubleField, rhs: Double) -> QueryCondition {
     lhs.condition(.lessOrEqual, .double(rhs))

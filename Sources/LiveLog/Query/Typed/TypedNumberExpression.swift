@@ -100,13 +100,8 @@ extension TypedIntegerField {
   }
 }
 
-extension TypedStringListField {
+extension TypedListField {
   /// The number of elements: `$0.topics.count > 2` (an absent list counts 0).
-  public var count: TypedNumberExpression { TypedNumberExpression(.count(field)) }
-}
-
-extension TypedIntegerListField {
-  /// The number of elements: `$0.levels.count == 0` (an absent list counts 0).
   public var count: TypedNumberExpression { TypedNumberExpression(.count(field)) }
 }
 

@@ -153,7 +153,9 @@ public struct TypedDateField: SortableField {
   /// `>=`.
   public static func >= (lhs: TypedDateField, rhs: Date) -> QueryCondition { lhs >= Timestamp(rhs) }
   /// `BETWEEN {low, high}`, both bounds included.
-  public func between(_ low: Date, _ high: Date) -> QueryCondition { between(Timestamp(low), Timestamp(high)) }
+  public func between(_ low: Date, _ high: Date) -> QueryCondition {
+    between(Timestamp(low), Timestamp(high))
+  }
 }
 
 /// A bool field: `fork`, `archived`.

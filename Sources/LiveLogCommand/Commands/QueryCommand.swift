@@ -57,7 +57,7 @@ let queryCommand = Command(
       for index in results.indices { output.line(bytes: try results.record(at: index).jsonBytes) }
     default:
       let records = try results.indices.map { try results.record(at: $0) }
-      printTable(RecordText.table(records, schema: results.schema), to: output)
+      RecordText.table(records, schema: results.schema).print(to: output)
       let noun =
         collection.isRepositories
         ? "repositor\(results.count == 1 ? "y" : "ies")"
@@ -112,26 +112,32 @@ let explainCommand = Command(
   }
 )
 
-/// Prints rows as aligned columns; the last column is not padded.
-func printTable(_ rows: [[String]], to output: Output) {
-  guard let columns = rows.first?.count else { return }
-  var widths = [Int](repeating: 0, count: columns)
-  for row in rows {
-    for (index, cell) in row.enumerated() where index < columns - 1 {
-      widths[index] = max(widths[index], cell.count)
+/// Rows of text cells printed as aligned columns under a header.
+struct TextTable {
+  var header: [String]
+  /// The columns (numbers) aligned right; the others are aligned left.
+  var rightAligned: Set<Int>
+  var rows: [[String]] = []
+
+  /// Prints the header and the rows; the last column is not padded when it is aligned left.
+  func print(to output: Output) {
+    let lines = [header] + rows
+    var widths = [Int](repeating: 0, count: header.count)
+    for row in lines {
+      for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
     }
-  }
-  for row in rows {
-    var line = ""
-    for (index, cell) in row.enumerated() {
-      if index == columns - 1 {
-        line += cell
-      } else if index == 2 {
-        line += String(repeating: " ", count: widths[index] - cell.count) + cell + "  "
-      } else {
-        line += cell + String(repeating: " ", count: widths[index] - cell.count) + "  "
+    for row in lines {
+      var line = ""
+      for (index, cell) in row.enumerated() {
+        let padding = String(repeating: " ", count: widths[index] - cell.count)
+        if index > 0 { line += "  " }
+        if rightAligned.contains(index) {
+          line += padding + cell
+        } else {
+          line += index == header.count - 1 ? cell : cell + padding
+        }
       }
+      output.line(line)
     }
-    output.line(line)
   }
 }

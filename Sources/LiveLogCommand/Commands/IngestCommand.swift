@@ -171,7 +171,8 @@ let ingestCommand = Command(
       if files.count > 1 { context.output.line("total: \(describe(total))") }
       let plural = total.commits == 1 ? "" : "s"
       let records = collection.isRepositories ? "repositories" : "records in \(collection.name)"
-      context.output.line("\(total.commits) commit\(plural); store version \(version); \(grouped(count)) \(records)")
+      context.output.line(
+        "\(total.commits) commit\(plural); store version \(version); \(grouped(count)) \(records)")
     }
     return 0
   }

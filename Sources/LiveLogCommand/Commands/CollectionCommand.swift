@@ -51,7 +51,9 @@ let collectionCommand = Command(
       }
       return try createCollection(name, schemaFile: path, context)
     case "list":
-      guard rest.isEmpty, schemaPath == nil else { throw UsageError(message: "collection list takes no arguments") }
+      guard rest.isEmpty, schemaPath == nil else {
+        throw UsageError(message: "collection list takes no arguments")
+      }
       let store = try context.openStore(readOnly: true)
       let collections = try store.collections()
       if format == "json" {
@@ -62,13 +64,16 @@ let collectionCommand = Command(
       } else {
         for collection in collections {
           output.line(
-            "\(collection.name)\t\(grouped(collection.records)) records\tschema version \(collection.schemaVersion)")
+            "\(collection.name)\t\(grouped(collection.records)) records\tschema version \(collection.schemaVersion)"
+          )
         }
         if collections.isEmpty { output.line("(no collections)") }
       }
       return 0
     case "show":
-      guard rest.count == 1, let name = rest.first else { throw UsageError(message: "collection show needs NAME") }
+      guard rest.count == 1, let name = rest.first else {
+        throw UsageError(message: "collection show needs NAME")
+      }
       let store = try context.openStore(readOnly: true)
       let versions = try store.schemaHistory(of: name)
       guard let last = versions.last else {
@@ -76,7 +81,8 @@ let collectionCommand = Command(
       }
       if history {
         for version in versions {
-          output.line("{\"version\":\(version.version),\"lsn\":\(version.lsn),\"schema\":\(version.schema.json)}")
+          output.line(
+            "{\"version\":\(version.version),\"lsn\":\(version.lsn),\"schema\":\(version.schema.json)}")
         }
       } else {
         output.line(last.schema.json)
@@ -88,24 +94,32 @@ let collectionCommand = Command(
   }
 )
 
-private func createCollection(_ name: String, schemaFile path: String, _ context: CommandContext) throws -> Int32 {
-    let output = context.output
-    let schema = try SchemaFile.read(path: path, collection: name)
-    var options = StoreOptions()
-    options.progress = { progress in printError(progress.description) }
-    let store = try context.openStore(durability: options)
-    let before = try store.schemaHistory(of: name).count
-    let info: CollectionInfo
-    do {
-      info = try store.createCollection(schema)
-    } catch let error as SchemaError {
-      throw ExitStatus(status: 2, message: "error: \(error)\nnothing was written.")
-    }
-    let verbText = before == 0 ? "created" : (info.schemaVersion > before ? "evolved" : "unchanged:")
-    output.line(
-      "\(verbText) \(info.name) (schema version \(info.schemaVersion), \(grouped(info.records)) records; "
-        + "store version \(try store.version()))")
-    return 0
+private func createCollection(_ name: String, schemaFile path: String, _ context: CommandContext) throws
+  -> Int32
+{
+  let output = context.output
+  let schema = try SchemaFile.read(path: path, collection: name)
+  var options = StoreOptions()
+  options.progress = { progress in printError(progress.description) }
+  let store = try context.openStore(durability: options)
+  let before = try store.schemaHistory(of: name).count
+  let info: CollectionInfo
+  do {
+    info = try store.createCollection(schema)
+  } catch let error as SchemaError {
+    // The message's remedy names the Swift API; say what the command line can do.
+    let remedy =
+      before == 0
+      ? ""
+      : "\nThe command line does not migrate stored records: add changed fields under new names, "
+        + "or migrate from Swift with a Migration (Docs/Records.md, \"Migrations\")."
+    throw ExitStatus(status: 2, message: "error: \(error)\(remedy)\nnothing was written.")
+  }
+  let verbText = before == 0 ? "created" : (info.schemaVersion > before ? "evolved" : "unchanged:")
+  output.line(
+    "\(verbText) \(info.name) (schema version \(info.schemaVersion), \(grouped(info.records)) records; "
+      + "store version \(try store.version()))")
+  return 0
 }
 
 /// A schema file of `collection create`.

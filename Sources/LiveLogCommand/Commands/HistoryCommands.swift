@@ -183,7 +183,7 @@ let exportCommand = Command(
     usage: livelog export [--from LSN] [--collection NAME]
 
     Writes one JSON object per event to standard output: lsn, time, time_us, format, collection,
-    schema_version, op (upsert, delete or schema), key, row, previous (the LSN of the version
+    schema_version, op (upsert, delete or schema), id (the key), row, previous (the LSN of the version
     replaced), commit_end, record (upserts, shaped by the event's schema version), schema
     (schema events: the new version) and checksum (the event's CRC-32C). The same log always
     exports to the same bytes. `livelog import` reads it back; `export --from N` sends a follower

@@ -5,7 +5,9 @@ import LiveLog
 /// `{"kind", "lsn", "count", "deletions", "insertions", "modifications", "modifications_new",
 /// "moves": [[from, to], ...], "ids"?}`.
 enum ChangesetJSON {
-  static func object(kind: String, lsn: UInt64, count: Int, changeset: Changeset, ids: [PrimaryKey]?) -> String {
+  static func object(kind: String, lsn: UInt64, count: Int, changeset: Changeset, ids: [PrimaryKey]?)
+    -> String
+  {
     func list(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ",") + "]" }
     var parts = [
       "\"kind\":\"\(kind)\"", "\"lsn\":\(lsn)", "\"count\":\(count)",

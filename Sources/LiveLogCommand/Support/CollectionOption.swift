@@ -95,31 +95,24 @@ enum RecordText {
   }
 
   /// The table of `records`: repositories by full name, language, stars and description; other
-  /// collections by their key and first fields.
-  static func table(_ records: [RecordValues], schema: CollectionSchema) -> [[String]] {
-    let columns: [String]
-    if ["full_name", "language", "stargazers_count", "description"].allSatisfy({
-      schema.field(named: $0) != nil
-    }) {
-      columns = ["full_name", "language", "stargazers_count", "description"]
-    } else {
-      columns =
-        [schema.primaryKey.name] + schema.fields.filter { $0 != schema.primaryKey }.prefix(3).map(\.name)
+  /// collections by their key and first fields. Numbers are aligned right; long text is cut.
+  static func table(_ records: [RecordValues], schema: CollectionSchema) -> TextTable {
+    let repositoryColumns = ["full_name", "language", "stargazers_count", "description"]
+    var fields = repositoryColumns.compactMap(schema.field(named:))
+    if fields.count < repositoryColumns.count {
+      fields = [schema.primaryKey] + schema.fields.filter { $0 != schema.primaryKey }.prefix(3)
     }
-    var rows: [[String]] = [
-      columns.map {
-        $0 == "stargazers_count" ? "STARS" : $0.replacingOccurrences(of: "_", with: " ").uppercased()
-      }
-    ]
+    var table = TextTable(
+      header: fields.map {
+        $0.name == "stargazers_count"
+          ? "STARS" : $0.name.replacingOccurrences(of: "_", with: " ").uppercased()
+      },
+      rightAligned: Set(fields.indices.filter { [.integer, .double].contains(fields[$0].type) }))
     for record in records {
-      rows.append(
-        columns.enumerated().map { index, name in
-          // The last column is free text: absent is blank, and long text is cut.
-          guard index == columns.count - 1 else { return cell(record[name]) }
-          return record[name].isNull ? "" : String(cell(record[name]).prefix(60))
-        })
+      table.rows.append(
+        fields.map { field in record[field.name].isNull ? "" : String(cell(record[field.name]).prefix(60)) })
     }
-    return rows
+    return table
   }
 }
 

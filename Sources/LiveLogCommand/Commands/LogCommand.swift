@@ -42,12 +42,14 @@ let logCommand = Command(
       switch event.change {
       case .upsert(let record):
         let key = record.primaryKey?.description ?? "?"
-        output.line("\(event.lsn)\t\(event.time.iso8601)\tupsert\t\(place)\(key)\t\(RecordText.title(record))\(ends)")
+        output.line(
+          "\(event.lsn)\t\(event.time.iso8601)\tupsert\t\(place)\(key)\t\(RecordText.title(record))\(ends)")
       case .delete(let key):
         output.line("\(event.lsn)\t\(event.time.iso8601)\tdelete\t\(place)\(key)\(ends)")
       case .schema:
         output.line(
-          "\(event.lsn)\t\(event.time.iso8601)\tschema\t\(event.collection)\tversion \(event.schemaVersion)\(ends)")
+          "\(event.lsn)\t\(event.time.iso8601)\tschema\t\(event.collection)\tversion \(event.schemaVersion)\(ends)"
+        )
       }
     }
     var next = from
