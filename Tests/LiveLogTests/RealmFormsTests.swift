@@ -81,6 +81,15 @@ import Testing
     ("stargazers_count > nil", "FALSEPREDICATE"),
     ("stargazers_count <= nil", "stargazers_count == nil"),
     ("nil >= stargazers_count", "stargazers_count == nil"),
+    ("language IN NONE {'Go', 'Rust'}", "NOT language IN {'Go', 'Rust'}"),
+    ("language IN ALL {'Go'}", "language == 'Go'"),
+    ("stargazers_count / 2 == 3.5", "stargazers_count == 7"),
+    ("stargazers_count / 0 == nil", "TRUEPREDICATE"),
+    (
+      "stargazers_count / forks_count == nil",
+      "stargazers_count == nil OR forks_count == nil OR forks_count == 0"
+    ),
+    ("stargazers_count * 9223372036854775807 > 9223372036854775807", "stargazers_count > 1"),
     ("fork == 1", "fork == true"),
     ("archived != 0", "archived != false"),
   ]

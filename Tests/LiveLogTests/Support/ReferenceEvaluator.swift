@@ -14,26 +14,44 @@ enum ReferenceEvaluator {
       switch clause {
       case .limit(let count): rows = Array(rows.prefix(count))
       case .sort(let keys):
-        // Stable: insertion sort keeps ties in their order.
-        var sorted: [Int] = []
-        for row in rows {
-          var at = sorted.count
-          while at > 0 && before(records[row], records[sorted[at - 1]], keys) { at -= 1 }
-          sorted.insert(row, at: at)
-        }
-        rows = sorted
+        rows = mergeSorted(rows) { before(records[$0], records[$1], keys) }
       case .distinct(let fields):
-        var kept: [Int] = []
-        for row in rows
-        where !kept.contains(where: { other in
-          fields.allSatisfy { sortOrder(records[row][$0.position], records[other][$0.position]) == 0 }
-        }) {
-          kept.append(row)
+        // The first row of each group of equal values: sorted by the values (stably, so each
+        // group starts with its first row), then back in the order the rows had.
+        let keys = fields.map { LiveLog.SortDescriptor(field: $0, ascending: true) }
+        let grouped = mergeSorted(Array(rows.indices)) { before(records[rows[$0]], records[rows[$1]], keys) }
+        var firsts: [Int] = []
+        for (offset, position) in grouped.enumerated() {
+          let row = rows[position]
+          if offset > 0, !before(records[rows[grouped[offset - 1]]], records[row], keys) { continue }
+          firsts.append(position)
         }
-        rows = kept
+        rows = firsts.sorted().map { rows[$0] }
       }
     }
     return rows
+  }
+
+  /// A stable merge sort, written out so that it shares nothing with the standard library's sort.
+  private static func mergeSorted(_ items: [Int], _ less: (Int, Int) -> Bool) -> [Int] {
+    guard items.count > 1 else { return items }
+    let left = mergeSorted(Array(items[..<(items.count / 2)]), less)
+    let right = mergeSorted(Array(items[(items.count / 2)...]), less)
+    var merged: [Int] = []
+    merged.reserveCapacity(items.count)
+    var i = 0
+    var j = 0
+    while i < left.count || j < right.count {
+      // Ties take the left one: stable.
+      if j == right.count || (i < left.count && !less(right[j], left[i])) {
+        merged.append(left[i])
+        i += 1
+      } else {
+        merged.append(right[j])
+        j += 1
+      }
+    }
+    return merged
   }
 
   private static func before(_ a: [FieldValue], _ b: [FieldValue], _ keys: [LiveLog.SortDescriptor]) -> Bool {
@@ -276,6 +294,10 @@ enum ReferenceEvaluator {
       return a.secondsSince1970 != b.secondsSince1970
         ? sign(a.secondsSince1970, b.secondsSince1970) : sign(a.nanoseconds, b.nanoseconds)
     case (.bool(let a), .bool(let b)): return sign(a ? 1 : 0, b ? 1 : 0)
+    case (.string(let a), .string(let b)) where options.isEmpty:
+      // UTF-8 order is the order of Unicode scalar values.
+      if a.utf8.elementsEqual(b.utf8) { return 0 }
+      return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
     case (.string(let a), .string(let b)):
       let p = fold(a, options)
       let q = fold(b, options)

@@ -85,21 +85,28 @@ extension Predicate {
 extension Comparison {
   /// The comparison in the query language: `ANY topics BEGINSWITH[c] 'sw'`.
   public var text: String {
-    var output = ""
-    switch quantifier {
-    case .single: break
-    case .any: output += "ANY "
-    case .all: output += "ALL "
-    case .none: output += "NONE "
+    quantifier.queryPrefix + field.name + " " + self.operator.rawValue + options.queryText + " "
+      + value.queryText
+  }
+}
+
+extension Quantifier {
+  /// `ANY `, `ALL `, `NONE ` before a side with several values; nothing before one value.
+  var queryPrefix: String {
+    switch self {
+    case .single: ""
+    case .any: "ANY "
+    case .all: "ALL "
+    case .none: "NONE "
     }
-    output += field.name + " " + self.operator.rawValue
-    if !options.isEmpty {
-      output += "["
-      if options.contains(.caseInsensitive) { output += "c" }
-      if options.contains(.diacriticInsensitive) { output += "d" }
-      output += "]"
-    }
-    return output + " " + value.queryText
+  }
+}
+
+extension StringOptions {
+  /// The options as written after an operator: `[c]`, `[d]`, `[cd]`, or nothing.
+  var queryText: String {
+    guard !isEmpty else { return "" }
+    return "[" + (contains(.caseInsensitive) ? "c" : "") + (contains(.diacriticInsensitive) ? "d" : "") + "]"
   }
 }
 

@@ -2,28 +2,14 @@ extension Relation {
   /// The relation in the query language: `forks_count > stargazers_count`,
   /// `ANY {'a', 'b'} IN topics`, `(stargazers_count + forks_count) / 2 > 10`.
   public var text: String {
-    var output = left.text + " " + self.operator.rawValue
-    if !options.isEmpty {
-      output += "["
-      if options.contains(.caseInsensitive) { output += "c" }
-      if options.contains(.diacriticInsensitive) { output += "d" }
-      output += "]"
-    }
-    return output + " " + right.text
+    left.text + " " + self.operator.rawValue + options.queryText + " " + right.text
   }
 }
 
 extension Operand {
   /// The operand with its quantifier, when it has several values.
   var text: String {
-    let prefix: String =
-      switch quantifier {
-      case .single: ""
-      case .any: "ANY "
-      case .all: "ALL "
-      case .none: "NONE "
-      }
-    return prefix + expression.text
+    quantifier.queryPrefix + expression.text
   }
 }
 
