@@ -38,11 +38,13 @@ TEST_FLAGS = -c release -Xswiftc -enable-testing
 
 # First the paths (none may differ from another only by case, which a Mac's default disk would
 # merge) and the local GitHub search service's own checks (seconds); the Swift tests then use the
-# service over HTTP.
+# service over HTTP. The fuzz targets, which SwiftPM does not build, are type-checked against the
+# test build.
 test: deps-test
 	@scripts/check-case-paths.sh
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s scripts -t scripts -p 'test_*.py'
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	scripts/check-fuzz-targets.sh "$$($(SWIFT) build $(TEST_FLAGS) --show-bin-path)/Modules"
 	$(SWIFT) build $(TEST_FLAGS) --product livelog
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
 

@@ -1,5 +1,6 @@
-// libFuzzer target: the event decoder (`Event(decoding:lsn:)`), which must refuse damaged bytes
-// with `StoreError.corruptEvent` and never trap or read out of bounds.
+// libFuzzer target: the event decoder (`EventCodec.header(_:lsn:)`, then the event's record under
+// the repositories schema), which must refuse damaged bytes with `StoreError.corruptEvent` and
+// never trap or read out of bounds.
 //
 // Input: byte 0 chooses the mode, bytes 1...8 are the LSN (little-endian), the rest is the event.
 // In odd modes the harness rewrites the last four bytes with the valid checksum, so that mutations
@@ -25,19 +26,39 @@ public func fuzzEventDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
     }
     withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(body..., with: $0) }
   }
-  let event: Event
+  let decoded: (event: Event, collection: UInt32)
   do {
-    event = try Event(decoding: bytes, lsn: lsn)
+    decoded = try decode(bytes, lsn: lsn)
   } catch let error as StoreError {
     guard case .corruptEvent = error else { fatalError("unexpected error kind: \(error)") }
     return 0
   } catch {
     fatalError("the decoder threw something other than a StoreError: \(error)")
   }
-  guard let again = try? Event(decoding: event.encodedBytes, lsn: lsn), again == event else {
+  guard let encoded = try? EventCodec.encode(decoded.event, collectionID: decoded.collection),
+    let again = try? decode(encoded, lsn: lsn), again.event == decoded.event
+  else {
     fatalError("a decoded event does not survive re-encoding (lsn \(lsn))")
   }
   return 0
+}
+
+/// The event in `bytes`, a record decoded under the repositories schema whatever collection it
+/// names, and the collection id it names.
+private func decode(_ bytes: [UInt8], lsn: UInt64) throws -> (event: Event, collection: UInt32) {
+  try bytes.withUnsafeBytes { raw in
+    let header = try EventCodec.header(raw, lsn: lsn)
+    let event = try header.event(recordSchema: header.kind == .schema ? nil : Repository.schema.declaration)
+    return (event, header.collection)
+  }
+}
+
+private func event(lsn: UInt64, time: CommitTime, _ change: Event.Change, ends: Bool, row: UInt64, previous: UInt64? = nil)
+  -> Event
+{
+  Event(
+    lsn: lsn, time: time, collection: "repositories", schemaVersion: 1, change: change, endsCommit: ends, row: row,
+    previousLSN: previous)
 }
 
 /// Writes seed inputs (valid events in this target's layout) when LIVELOG_FUZZ_SEEDS names a
@@ -60,16 +81,20 @@ public func fuzzEventDecoderInitialize(
   full.createdAt = Timestamp(secondsSince1970: 1_600_000_000)
   let time = CommitTime(microsecondsSince1970: 1_700_000_000_000_000)
   let events = [
-    Event(
-      lsn: 1, time: time, mutation: .upsert(Repository(id: 1, fullName: "a/b")), endsCommit: true, row: 1),
-    Event(lsn: 9, time: time, mutation: .upsert(full), endsCommit: false, row: 3, previousLSN: 4),
-    Event(lsn: 300, time: time, mutation: .delete(id: -99), endsCommit: true, row: 2, previousLSN: 200),
+    event(lsn: 1, time: time, .upsert(Repository(id: 1, fullName: "a/b").recordValues), ends: true, row: 1),
+    event(lsn: 9, time: time, .upsert(full.recordValues), ends: false, row: 3, previous: 4),
+    event(lsn: 300, time: time, .delete(.integer(-99)), ends: true, row: 2, previous: 200),
+    event(lsn: 301, time: time, .schema(Repository.schema.declaration), ends: true, row: 0),
   ]
   for (index, event) in events.enumerated() {
-    var seed: [UInt8] = [UInt8(index % 2 == 0 ? 1 : 3)]
-    withUnsafeBytes(of: event.lsn.littleEndian) { seed.append(contentsOf: $0) }
-    seed.append(contentsOf: event.encodedBytes)
-    _ = FileManager.default.createFile(atPath: "\(directory)/seed-\(index)", contents: Data(seed))
+    // Format 2 (collection 1) and, for the record events, format 1 (collection 0).
+    for collection: UInt32 in [1, 0] {
+      guard let bytes = try? EventCodec.encode(event, collectionID: collection) else { continue }
+      var seed: [UInt8] = [UInt8(index % 2 == 0 ? 1 : 3)]
+      withUnsafeBytes(of: event.lsn.littleEndian) { seed.append(contentsOf: $0) }
+      seed.append(contentsOf: bytes)
+      _ = FileManager.default.createFile(atPath: "\(directory)/seed-\(index)-\(collection)", contents: Data(seed))
+    }
   }
   return 0
 }

@@ -1,4 +1,4 @@
-// libFuzzer target: the query parser (`Query(parsing:)`).
+// libFuzzer target: the query parser (`Query(parsing:for:)`, on the repositories schema).
 //
 // Any input must parse or throw a `QueryError`; never trap. A query that parses must print
 // (`Query.text`) to text that parses back to the same query, and the engine's compiled predicate
@@ -27,14 +27,14 @@ private let samples: [[FieldValue]] = {
 public func fuzzQueryParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
   let query: Query
-  do {
-    query = try Query(parsing: text)
+  do throws(QueryError) {
+    query = try Query(parsing: text, for: Repository.self)
   } catch {
     _ = error.description
     return 0
   }
   let printed = query.text
-  guard let again = try? Query(parsing: printed) else {
+  guard let again = try? Query(parsing: printed, for: Repository.self) else {
     fatalError(
       "the text of a parsed query does not parse: \(text.debugDescription) → \(printed.debugDescription)")
   }

@@ -1,4 +1,4 @@
-// libFuzzer target: the GitHub JSON decoder (`RecordFile(source:bytes:).mutations()`), which
+// libFuzzer target: the GitHub JSON decoder (`RecordFile(source:bytes:).mutations(of:)`), which
 // runs the strict JSON parser, format detection, NDJSON / array / search-response framing, the
 // CSV reader and the repository decoder.
 //
@@ -14,28 +14,34 @@ public func fuzzRecordFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   let mutations: [Mutation]
   do {
-    mutations = try RecordFile(source: "fuzz", bytes: bytes).mutations()
+    mutations = try RecordFile(source: "fuzz", bytes: bytes).mutations(of: Repository.self)
   } catch let error as InputError {
     _ = error.description
     return 0
   } catch {
     fatalError("RecordFile threw something other than an InputError: \(error)")
   }
-  for case .upsert(let repository) in mutations {
+  let schema = Repository.schema.declaration
+  for mutation in mutations {
+    guard case .upsert(let values) = mutation.change else { continue }
+    let record = RecordValues(schema: schema, values: values)
     let event = Event(
-      lsn: 1, time: CommitTime(microsecondsSince1970: 0), mutation: .upsert(repository), endsCommit: true)
-    guard let decoded = try? Event(decoding: event.encodedBytes, lsn: 1), decoded == event else {
-      fatalError("repository \(repository.id) does not survive the event encoding")
+      lsn: 1, time: CommitTime(microsecondsSince1970: 0), collection: schema.name, schemaVersion: 1,
+      change: .upsert(record), endsCommit: true)
+    let decoded = try? EventCodec.encode(event, collectionID: 1).withUnsafeBytes {
+      try EventCodec.header($0, lsn: 1).event(recordSchema: schema)
     }
-    let json = repository.jsonBytes
+    guard decoded == event else {
+      fatalError("record \(String(describing: record.primaryKey)) does not survive the event encoding")
+    }
     let again: [Mutation]
     do {
-      again = try RecordFile(source: "again", bytes: json, format: .ndjson).mutations()
+      again = try RecordFile(source: "again", bytes: record.jsonBytes, format: .ndjson).mutations(of: Repository.self)
     } catch {
-      fatalError("the JSON of repository \(repository.id) does not decode: \(error)")
+      fatalError("the JSON of record \(String(describing: record.primaryKey)) does not decode: \(error)")
     }
-    guard again == [.upsert(repository)] else {
-      fatalError("repository \(repository.id) changes through its own JSON")
+    guard again == [mutation] else {
+      fatalError("record \(String(describing: record.primaryKey)) changes through its own JSON")
     }
   }
   return 0

@@ -22,6 +22,9 @@ let commands: [Command] = [
   statsCommand,
 ]
 
+/// The command names' column: the longest name and two spaces.
+let commandColumn = (commands.map(\.name.count).max() ?? 0) + 2
+
 let toolHelp = """
   livelog — an event-sourced store of records (GitHub repositories and any collection you
   declare) with live queries
@@ -35,7 +38,7 @@ let toolHelp = """
   but the disk.
 
   commands:
-  \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+  \(commands.map { "  " + $0.name.padding(toLength: commandColumn, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
 
   `livelog <command> --help` describes a command. Exit status: 0 success, 2 usage, query or
   input error (nothing was written), 1 any other failure.

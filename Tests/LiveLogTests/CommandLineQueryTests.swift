@@ -46,4 +46,37 @@ import Testing
     let mismatch = try tool.run(["query", "stargazers_count CONTAINS 'x'"])
     #expect(mismatch.status == 2 && mismatch.stderr.contains("integer"))
   }
+
+  /// `--arg` and `--arg-json` fill `%@` and `%K` in order, for `query` and `explain` alike.
+  @Test func argumentsFillPlaceholders() throws {
+    let tool = Self.store.1
+    func ids(_ arguments: [String]) throws -> [Int] {
+      let result = try tool.run(["query"] + arguments + ["--format", "json"])
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      let rows = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+      return rows?.compactMap { $0["id"] as? Int } ?? []
+    }
+    let literal = try ids(["stargazers_count > 1000 AND language IN {'Go', 'Rust'}"])
+    #expect(!literal.isEmpty)
+    #expect(
+      try ids([
+        "stargazers_count > %@ AND language IN %@", "--arg", "1000", "--arg-json", "[\"Go\", \"Rust\"]",
+      ])
+        == literal)
+    #expect(
+      try ids([
+        "%K > %@ AND %K IN %@", "--arg", "stargazers_count", "--arg", "1000",
+        "--arg=language", "--arg-json=[\"Go\", \"Rust\"]",
+      ]) == literal)
+    #expect(try ids(["language == %@", "--arg-json", "null"]) == ids(["language == nil"]))
+    #expect(try ids(["fork == %@", "--arg", "true"]) == ids(["fork == true"]))
+    let plan = try tool.run(["explain", "language == %@", "--arg", "Go"])
+    #expect(plan.status == 0 && plan.stdout.contains("equality index of language"), "\(plan.stdout)")
+    let missing = try tool.run(["query", "stargazers_count > %@"])
+    #expect(missing.status == 2 && missing.stderr.contains("argument"), "\(missing.stderr)")
+    let badJSON = try tool.run(["query", "language IN %@", "--arg-json", "[1,"])
+    #expect(badJSON.status == 2 && badJSON.stderr.contains("JSON"), "\(badJSON.stderr)")
+    let help = try tool.run(["query", "--help"])
+    #expect(help.stdout.contains("--arg-json"), "\(help.stdout)")
+  }
 }

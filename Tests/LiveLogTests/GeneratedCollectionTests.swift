@@ -41,11 +41,11 @@ import Testing
     for index in 0..<30 {
       var query = generator.query(using: &random)
       if index % 3 == 0 {
-        query.limit = Int.random(in: 1...15, using: &random)
+        query.clauses.append(.limit(Int.random(in: 1...15, using: &random)))
       } else if index % 3 == 1 {
-        query.limit = nil
+        query.clauses.removeAll { if case .limit = $0 { true } else { false } }
       }
-      let initial = try store.results(in: "things", Query(predicate: query.predicate, sort: query.sort))
+      let initial = try store.results(in: "things", query.unlimited)
       let matches = try initial.rows.map { row -> (row: Row, values: [FieldValue]) in
         let values = try store.environment.read { txn in
           try collection.values(try #require(try collection.record(at: UInt64(row), txn)), row: UInt64(row))

@@ -120,7 +120,7 @@ import Testing
     // A limit near Int.max is no window at all (and must not overflow).
     let unlimited = try Query(parsing: "stargazers_count > 100 SORT(stargazers_count ASC)")
     var huge = unlimited
-    huge.limit = Int.max
+    huge.clauses.append(.limit(Int.max))
     #expect(
       try store.results(huge, asOf: version - 1).ids() == store.results(unlimited, asOf: version - 1).ids())
     for lsn in (version - 12)...version {

@@ -36,16 +36,16 @@ import Testing
     var keyPathsOf: [[Field]?] = []
     for index in 0..<50 {
       var query = generator.query(using: &random)
-      if index % 4 == 0 { query.sort = [] }
+      if index % 4 == 0 { query.clauses.removeAll { if case .sort = $0 { true } else { false } } }
       if index % 3 == 0 {
-        query.limit = Int.random(in: 1...20, using: &random)
+        query.clauses.append(.limit(Int.random(in: 1...20, using: &random)))
       } else if index % 3 == 1 {
-        query.limit = nil
+        query.clauses.removeAll { if case .limit = $0 { true } else { false } }
       }
       let keyPaths: [Field]? =
         index % 5 == 0
         ? [schema.field(named: "stargazers_count"), schema.field(named: "language")].compactMap { $0 } : nil
-      let initial = try store.results(Query(predicate: query.predicate, sort: query.sort))
+      let initial = try store.results(query.unlimited)
       let matches = try initial.rows.map { row -> (row: Row, values: [FieldValue]) in
         let collection = try store.repositoriesCollection()
         let values = try store.environment.read { txn in

@@ -14,25 +14,9 @@ import Testing
 
   static let values: [[FieldValue]] = fixture.repositories.map(\.fieldValues)
 
-  /// The brute-force answer: every record checked, then sorted, then limited.
+  /// The brute-force answer: the reference evaluator over every record.
   static func bruteForce(_ query: Query) -> [Int64] {
-    var matches: [Int] = []
-    for index in values.indices
-    where PredicateEvaluator.matches(query.predicate, { values[index][$0.position] }) {
-      matches.append(index)
-    }
-    if !query.sort.isEmpty {
-      matches.sort { a, b in
-        for descriptor in query.sort {
-          let order = SortOrder.compare(
-            values[a][descriptor.field.position], values[b][descriptor.field.position])
-          if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
-        }
-        return a < b
-      }
-    }
-    if let limit = query.limit, matches.count > limit { matches.removeLast(matches.count - limit) }
-    return matches.map { fixture.repositories[$0].id }
+    ReferenceEvaluator.answer(query, values).map { fixture.repositories[$0].id }
   }
 
   static func engine(_ query: Query) throws -> [Int64] {

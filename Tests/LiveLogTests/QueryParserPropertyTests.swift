@@ -107,7 +107,8 @@ struct RandomQueryGenerator {
     let field = fields[Int.random(in: 0..<fields.count, using: &random)]
     switch field.type {
     case .string:
-      let op = ComparisonOperator.allCases.randomElement(using: &random) ?? .equal
+      // BETWEEN is for numbers and dates only, as in Realm.
+      let op = ComparisonOperator.allCases.filter { $0 != .between }.randomElement(using: &random) ?? .equal
       return Comparison(
         field: field, operator: op, options: options(), value: operand(op, nullable: true, Self.string))
     case .stringList:
@@ -115,7 +116,7 @@ struct RandomQueryGenerator {
         return Comparison(
           field: field, operator: Bool.random(using: &random) ? .equal : .notEqual, value: .null)
       }
-      let op = ComparisonOperator.allCases.randomElement(using: &random) ?? .equal
+      let op = ComparisonOperator.allCases.filter { $0 != .between }.randomElement(using: &random) ?? .equal
       let quantifier = [Quantifier.any, .all, .none].randomElement(using: &random) ?? .any
       return Comparison(
         field: field, quantifier: quantifier, operator: op, options: options(),
@@ -149,8 +150,8 @@ struct RandomQueryGenerator {
           nullable && Int.random(in: 0..<5, using: &random) == 0 ? .null : make(&random)
         })
     case .between: return .list([make(&random), make(&random)])
-    case .equal, .notEqual: return canBeNull ? .null : make(&random)
-    default: return make(&random)
+    // Realm compares nil with every other operator too.
+    default: return canBeNull ? .null : make(&random)
     }
   }
 

@@ -43,7 +43,6 @@ import Testing
         "description LIKE[c] '*swift?ui*'",
         .where { $0.description.like("*swift?ui*", options: .caseInsensitive) }
       ),
-      ("description BETWEEN {'a', 'b'}", .where { $0.description.between("a", "b") }),
       (
         "license.spdx_id IN[c] {'mit', nil}",
         .where { $0.licenseSPDXID.in(["mit", nil], options: .caseInsensitive) }
@@ -124,9 +123,13 @@ import Testing
       .sorted(by: \.name)
       .limit(10)
     #expect(text == typed)
-    let stringly = try Query().filter("language == %@", "Swift").filter("stargazers_count > 10 LIMIT(10)")
-      .sorted(by: "stargazers_count", ascending: false).sorted(by: "name")
+    let stringly = try Query().filter("language == %@", "Swift").filter("stargazers_count > 10")
+      .sorted(by: "stargazers_count", ascending: false).sorted(by: "name").filter("LIMIT(10)")
     #expect(stringly == text)
+    // Clauses keep the order they are given in: a limit, then a sort, is another query.
+    let limitedFirst = try Query().filter("stargazers_count > 10 LIMIT(10)").sorted(by: "name")
+    #expect(limitedFirst == (try Query(parsing: "stargazers_count > 10 LIMIT(10) SORT(name)")))
+    #expect(limitedFirst != (try Query(parsing: "stargazers_count > 10 SORT(name) LIMIT(10)")))
     // A filter of only SORT/LIMIT keeps the predicate; TRUEPREDICATE gives way to the first condition.
     #expect(try Query.where { $0.size > 1 }.filter("SORT(size)") == Query(parsing: "size > 1 SORT(size)"))
     #expect(Query().where { $0.size > 1 } == Query.where { $0.size > 1 })

@@ -39,8 +39,7 @@ struct HistoricalQuery<Txn: ReadableTransaction> {
       {
         // Untouched rows keep their sort keys, so the first `limit` of them in order are among
         // the first `limit + touched` rows of now: the current indexes find them (a top-k walk).
-        current.sort = query.sort
-        current.limit = limit + touched
+        current = Query(predicate: query.predicate, sort: query.sort, limit: limit + touched)
       }
       let now = try run.rows(for: current)
       rows = RowSet.normalized(now.filter { !state.isTouched($0) })
@@ -62,6 +61,10 @@ struct HistoricalQuery<Txn: ReadableTransaction> {
       rows = keyed.map(\.row)
     }
     if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
-    return rows
+    guard query.hasLaterClauses else { return rows }
+    let fields = query.laterClauseFields
+    return try LaterClauses.apply(query.leadingOrder.rest, to: rows, fields: fields) { row in
+      try LaterClauses.values(of: RecordView(bytes: record(row), row: row), fields)
+    }
   }
 }

@@ -81,7 +81,7 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
             version, current: current, log: results.store.log, collection: stored, txn)
           let run = HistoricalQuery(collection: stored, log: results.store.log, txn: txn, state: state)
           // The whole result: a LIMIT is a window over it.
-          let rows = try run.rows(for: Query(predicate: query.predicate, sort: query.sort))
+          let rows = try run.rows(for: query.unlimited)
           let needsValues = LiveQuery.needsValues(query, watching: keyPaths)
           matches = try rows.map { row -> (row: Row, values: [FieldValue]) in
             guard needsValues else { return (row, []) }

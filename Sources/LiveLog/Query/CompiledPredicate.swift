@@ -8,6 +8,8 @@ struct CompiledPredicate: Sendable {
     case and([Node])
     case or([Node])
     case comparison(Prepared)
+    /// Checked by the definition, with the fields it reads fetched first.
+    case relation(Relation, fields: [Field])
   }
 
   /// A comparison with its strings folded per its options.
@@ -22,17 +24,27 @@ struct CompiledPredicate: Sendable {
   private let root: Node
 
   init(_ predicate: Predicate) {
-    root = CompiledPredicate.compile(predicate)
+    root = CompiledPredicate.compile(predicate).node
   }
 
-  private static func compile(_ predicate: Predicate) -> Node {
+  /// The node and its rough relative cost per record, computed once per node: ranking the parts
+  /// of a long AND must not re-walk them.
+  private static func compile(_ predicate: Predicate) -> (node: Node, cost: Int) {
     switch predicate {
-    case .constant(let value): return .constant(value)
-    case .not(let inner): return .not(compile(inner))
+    case .constant(let value): return (.constant(value), 0)
+    case .not(let inner):
+      let (node, cost) = compile(inner)
+      return (.not(node), cost)
     // Evaluation has no side effects, so parts may run cheapest first: a failed `language == …`
     // then spares the fold of a `CONTAINS[c]`.
-    case .and(let parts): return .and(parts.map(compile).sorted { cost($0) < cost($1) })
-    case .or(let parts): return .or(parts.map(compile).sorted { cost($0) < cost($1) })
+    case .and(let parts):
+      let compiled = parts.map(compile)
+      return (.and(ranked(compiled)), compiled.reduce(0) { $0 + $1.cost })
+    case .or(let parts):
+      let compiled = parts.map(compile)
+      return (.or(ranked(compiled)), compiled.reduce(0) { $0 + $1.cost })
+    case .relation(let relation):
+      return (.relation(relation, fields: relation.fields), 30)
     case .comparison(let c):
       var folded: [UInt8]?
       if case .string(let text) = c.value { folded = TextFolding.fold(text, c.options) }
@@ -43,22 +55,22 @@ struct CompiledPredicate: Sendable {
           return nil
         }
       }
-      return .comparison(Prepared(comparison: c, folded: folded, foldedItems: items))
+      let cost: Int
+      if c.operator.isStringOperator {
+        cost = c.options.isEmpty ? 20 : 40
+      } else if c.field.type.elementType == .string {
+        cost = c.options.isEmpty ? 5 : 20
+      } else {
+        cost = 1
+      }
+      return (.comparison(Prepared(comparison: c, folded: folded, foldedItems: items)), cost)
     }
   }
 
-  /// A rough relative cost of evaluating a node on one record.
-  private static func cost(_ node: Node) -> Int {
-    switch node {
-    case .constant: return 0
-    case .not(let inner): return cost(inner)
-    case .and(let parts), .or(let parts): return parts.reduce(0) { $0 + cost($1) }
-    case .comparison(let prepared):
-      let c = prepared.comparison
-      if c.operator.isStringOperator { return c.options.isEmpty ? 20 : 40 }
-      if c.field.type.elementType == .string { return c.options.isEmpty ? 5 : 20 }
-      return 1
-    }
+  /// The nodes cheapest first; equal costs keep their order.
+  private static func ranked(_ parts: [(node: Node, cost: Int)]) -> [Node] {
+    parts.enumerated().sorted { ($0.element.cost, $0.offset) < ($1.element.cost, $1.offset) }.map(
+      \.element.node)
   }
 
   /// Whether the record whose fields `value(of:)` returns matches.
@@ -93,6 +105,10 @@ struct CompiledPredicate: Sendable {
     case .or(let parts):
       for part in parts where try evaluate(part, record, &scratch) { return true }
       return false
+    case .relation(let relation, let fields):
+      var values: [Int: FieldValue] = [:]
+      for field in fields { values[field.position] = try record.value(field) }
+      return PredicateEvaluator.matches(relation) { values[$0.position] ?? .null }
     case .comparison(let prepared):
       let c = prepared.comparison
       guard c.field.type == .string, c.quantifier == .single,
@@ -150,6 +166,7 @@ struct CompiledPredicate: Sendable {
     case .not(let inner): return !evaluate(inner, value)
     case .and(let parts): return parts.allSatisfy { evaluate($0, value) }
     case .or(let parts): return parts.contains { evaluate($0, value) }
+    case .relation(let relation, _): return PredicateEvaluator.matches(relation, value)
     case .comparison(let prepared):
       let c = prepared.comparison
       // Only string comparisons gain from preparation; the rest is the definition itself.

@@ -5,8 +5,11 @@
 public indirect enum Predicate: Hashable, Sendable {
   /// `TRUEPREDICATE` / `FALSEPREDICATE`.
   case constant(Bool)
-  /// One comparison of a field with a value.
+  /// One comparison of a field with a value: the form the indexes serve.
   case comparison(Comparison)
+  /// Any other comparison of two expressions: a field with a field, arithmetic, `@count`,
+  /// subscripts, list literals with `ALL`/`NONE`. Checked per row.
+  case relation(Relation)
   /// `NOT p`, `!p`.
   case not(Predicate)
   /// `p AND q AND …`, `&&`.
@@ -110,18 +113,31 @@ public struct SortDescriptor: Hashable, Sendable {
   }
 }
 
-/// A whole query: a predicate, an order and a limit.
+/// A whole query: a predicate, then its `SORT`, `DISTINCT` and `LIMIT` clauses applied in the
+/// order written, as Realm applies them (`LIMIT(5) SORT(stars DESC)` sorts the first five).
 ///
-/// Without a sort, results come in insertion order (the order in which each id was first
-/// inserted). Sorting is by the given fields in turn, then by insertion order.
+/// Results start in insertion order (the order in which each id was first inserted). A sort is
+/// stable: ties keep the order the rows had before it, so the first sort breaks its ties by
+/// insertion order.
 public struct Query: Hashable, Sendable {
   public var predicate: Predicate
-  public var sort: [SortDescriptor]
-  public var limit: Int?
+  /// The clauses in order. Consecutive sorts merge (`SORT(a) SORT(b)` is `SORT(b, a)`: the later
+  /// sort decides, the earlier one breaks its ties) and consecutive limits keep the smaller, so
+  /// that equivalent clause lists compare equal.
+  public var clauses: [QueryClause] {
+    didSet { clauses = QueryClause.normalized(clauses) }
+  }
 
-  public init(predicate: Predicate = .constant(true), sort: [SortDescriptor] = [], limit: Int? = nil) {
+  public init(predicate: Predicate = .constant(true), clauses: [QueryClause]) {
     self.predicate = predicate
-    self.sort = sort
-    self.limit = limit
+    self.clauses = QueryClause.normalized(clauses)
+  }
+
+  /// A query sorted by `sort`, then limited to `limit` rows.
+  public init(predicate: Predicate = .constant(true), sort: [SortDescriptor] = [], limit: Int? = nil) {
+    var clauses: [QueryClause] = []
+    if !sort.isEmpty { clauses.append(.sort(sort)) }
+    if let limit { clauses.append(.limit(limit)) }
+    self.init(predicate: predicate, clauses: clauses)
   }
 }

@@ -11,7 +11,9 @@
 /// - `field == nil` and `field != nil` test for absence;
 /// - `!=` is true when the field is absent (`language != 'Swift'` matches a nil language);
 /// - every other comparison with an absent field is false (`stars < 5`, `name CONTAINS 'a'`);
-/// - `IN` matches an absent field only when the list holds `nil`.
+/// - `IN` matches an absent field only when the list holds `nil`;
+/// - with `nil` on the right, Realm's rules: `<` and `>` are false, `<=` and `>=` test for
+///   absence, `CONTAINS`, `BEGINSWITH` and `ENDSWITH` are true, `LIKE` tests for absence.
 enum PredicateEvaluator {
   /// Whether the record whose fields `value(of:)` returns matches `predicate`.
   static func matches(_ predicate: Predicate, _ value: (Field) -> FieldValue) -> Bool {
@@ -21,6 +23,7 @@ enum PredicateEvaluator {
     case .and(let parts): return parts.allSatisfy { matches($0, value) }
     case .or(let parts): return parts.contains { matches($0, value) }
     case .comparison(let comparison): return matches(comparison, value(comparison.field))
+    case .relation(let relation): return matches(relation, value)
     }
   }
 
@@ -67,6 +70,9 @@ enum PredicateEvaluator {
       else { return false }
       return low >= 0 && high <= 0
     case .less, .lessOrEqual, .greater, .greaterOrEqual:
+      if case .null = c.value {
+        return fieldValue.isNull && (c.operator == .lessOrEqual || c.operator == .greaterOrEqual)
+      }
       guard let sign = order(fieldValue, c.value, c.options) else { return false }
       switch c.operator {
       case .less: return sign < 0
@@ -75,15 +81,23 @@ enum PredicateEvaluator {
       default: return sign >= 0
       }
     case .contains, .beginsWith, .endsWith, .like:
-      guard case .string(let text) = fieldValue, case .string(let pattern) = c.value else { return false }
-      let t = TextFolding.fold(text, c.options)
-      let p = TextFolding.fold(pattern, c.options)
-      switch c.operator {
-      case .contains: return TextMatching.contains(t, p)
-      case .beginsWith: return t.starts(with: p)
-      case .endsWith: return t.count >= p.count && t[(t.count - p.count)...].elementsEqual(p)
-      default: return TextMatching.like(t, pattern: p)
-      }
+      return matchesText(fieldValue, c.operator, c.options, c.value)
+    }
+  }
+
+  /// The string operators, with Realm's nil rules.
+  static func matchesText(
+    _ fieldValue: FieldValue, _ op: ComparisonOperator, _ options: StringOptions, _ value: QueryValue
+  ) -> Bool {
+    if case .null = value { return op == .like ? fieldValue.isNull : true }
+    guard case .string(let text) = fieldValue, case .string(let pattern) = value else { return false }
+    let t = TextFolding.fold(text, options)
+    let p = TextFolding.fold(pattern, options)
+    switch op {
+    case .contains: return TextMatching.contains(t, p)
+    case .beginsWith: return t.starts(with: p)
+    case .endsWith: return t.count >= p.count && t[(t.count - p.count)...].elementsEqual(p)
+    default: return TextMatching.like(t, pattern: p)
     }
   }
 

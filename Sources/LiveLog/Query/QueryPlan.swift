@@ -47,18 +47,53 @@ enum QueryPlanner {
       case let served: return .not(served, predicate: inner)
       }
     case .and(let parts):
-      let plans = parts.map(plan)
+      let plans = mergingRanges(parts.map(plan))
       if plans.contains(where: { if case .nothing = $0 { true } else { false } }) {
         return .nothing(reason: "one side of AND matches nothing")
       }
-      return .and(plans)
+      return plans.count == 1 ? plans[0] : .and(plans)
     case .or(let parts):
       let plans = parts.map(plan)
       if let scan = plans.first(where: { if case .scan = $0 { true } else { false } }) { return scan }
       if plans.contains(where: { if case .everything = $0 { true } else { false } }) { return .everything }
       return .or(plans)
     case .comparison(let comparison): return plan(comparison)
+    case .relation(let relation): return .scan(reason: relation.scanReason)
     }
+  }
+
+  /// The parts of an AND with every exact range of one ordered field intersected into one range:
+  /// `id > 1 AND id > 2 AND …` reads the index once, however many terms it has.
+  private static func mergingRanges(_ plans: [PlanNode]) -> [PlanNode] {
+    var merged: [PlanNode] = []
+    var slotOfField: [Int: Int] = [:]
+    for node in plans {
+      guard case .lookup(let lookup) = node, lookup.isExact,
+        case .ordered(let field, let lower, let upper, let range) = lookup.access
+      else {
+        merged.append(node)
+        continue
+      }
+      guard let slot = slotOfField[field.position],
+        case .lookup(let earlier) = merged[slot],
+        case .ordered(_, let earlierLower, let earlierUpper, let earlierRange) = earlier.access
+      else {
+        slotOfField[field.position] = merged.count
+        merged.append(node)
+        continue
+      }
+      let bounds = OrderedBounds(lower: max(lower, earlierLower), upper: min(upper, earlierUpper))
+      guard !bounds.isEmpty else { return [.nothing(reason: "empty range of \(field.name)")] }
+      // Past a few terms the description names the range, not every term.
+      let text =
+        earlierRange.count < 120
+        ? earlierRange + " AND " + range : earlierRange.hasSuffix(" …") ? earlierRange : earlierRange + " …"
+      merged[slot] = .lookup(
+        IndexLookup(
+          access: .ordered(field: field, lower: bounds.lower, upper: bounds.upper, range: text), isExact: true
+        ))
+    }
+    return merged
   }
 
   static func plan(_ c: Comparison) -> PlanNode {
@@ -66,6 +101,15 @@ enum QueryPlanner {
     let elementwise = c.quantifier == .single || c.quantifier == .any
     guard elementwise else {
       return .scan(reason: "\(c.quantifier.rawValue.uppercased()) is answered by checking every row")
+    }
+    if case .null = c.value, c.operator != .equal, c.operator != .notEqual, c.operator != .in {
+      // Realm's rules for nil: `<` and `>` match nothing, `<=`, `>=` and `LIKE` test for absence,
+      // the other string operators match every row.
+      switch c.operator {
+      case .less, .greater: return .nothing(reason: "\(c.operator.rawValue) nil matches nothing")
+      case .contains, .beginsWith, .endsWith: return .everything
+      default: return plan(Comparison(field: field, operator: .equal, value: .null))
+      }
     }
     switch c.operator {
     case .equal, .in:

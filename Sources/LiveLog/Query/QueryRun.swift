@@ -17,6 +17,19 @@ struct QueryRun<Txn: ReadableTransaction> {
   /// The rows of the query's results, in result order.
   mutating func rows(for query: Query) throws -> [Row] {
     let query = try query.bound(to: collection.schema)
+    let rows = try leadingRows(for: query)
+    guard query.hasLaterClauses else { return rows }
+    let fields = query.laterClauseFields
+    return try LaterClauses.apply(query.leadingOrder.rest, to: rows, fields: fields) { row in
+      guard let bytes = try txn.get(collection.records, UInt64(row)) else {
+        throw StoreError.corruptState(reason: "row \(row) has no record")
+      }
+      return try LaterClauses.values(of: RecordView(bytes: bytes, row: row), fields)
+    }
+  }
+
+  /// The rows that match, in the order of the leading sort, up to the limit after it.
+  private mutating func leadingRows(for query: Query) throws -> [Row] {
     var executor = QueryExecutor(collection: collection, txn: txn)
     let candidates = try executor.candidates(QueryPlanner.plan(query.predicate))
     steps = executor.steps

@@ -145,7 +145,7 @@ let diffCommand = Command(
   summary: "the changeset of a query between two versions of the store",
   help: """
     usage: livelog diff 'PREDICATE' [--collection NAME] [--sort FIELD[:asc|:desc]]... --from LSN --to LSN
-                        [--format text|json] [--ids]
+                        [--arg VALUE | --arg-json JSON]... [--format text|json] [--ids]
 
     Runs the query as of both versions and prints the changeset that turns the first result into
     the second: deletions and modifications index the result at --from, insertions and
@@ -155,6 +155,7 @@ let diffCommand = Command(
     """,
   run: { arguments, context in
     let collection = try CollectionOption(&arguments)
+    let queryArguments = try CollectionOption.queryArguments(&arguments)
     let sorts = try arguments.values("--sort")
     guard let from = try arguments.integer("--from", in: UInt64(0)...UInt64.max),
       let to = try arguments.integer("--to", in: UInt64(0)...UInt64.max)
@@ -167,7 +168,7 @@ let diffCommand = Command(
     }
     guard from <= to else { throw UsageError(message: "--from \(from) is after --to \(to)") }
     let store = try context.openStore(readOnly: true)
-    let query = try collection.query(text, in: store, sorts: sorts, limit: nil)
+    let query = try collection.query(text, in: store, arguments: queryArguments, sorts: sorts, limit: nil)
     let diff = try collection.objects(in: store).with(query).diff(from: from, to: to)
     let ids = withIDs || format == "text" ? try diff.to.keys() : nil
     if format == "json" {

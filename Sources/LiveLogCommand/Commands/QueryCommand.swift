@@ -6,25 +6,28 @@ let queryCommand = Command(
   summary: "print the records that match a predicate",
   help: """
     usage: livelog query 'PREDICATE' [--collection NAME] [--sort FIELD[:asc|:desc]]... [--limit N]
-                         [--as-of LSN] [--format table|json|ndjson]
+                         [--arg VALUE | --arg-json JSON]... [--as-of LSN] [--format table|json|ndjson]
 
     PREDICATE is NSPredicate / Realm query language over the collection's field names (for
     repositories, the API's), e.g.
       full_name CONTAINS[c] 'anim' AND language == 'Swift'
       stargazers_count BETWEEN {100, 1000} AND NOT fork == true
       ANY topics == 'ios' SORT(stargazers_count DESC) LIMIT(10)
+      stargazers_count > %@ AND language IN %@   --arg 100 --arg-json '["Go", "Rust"]'
     (see Docs/QueryLanguage.md). Without a sort, results come in insertion order.
 
     options:
       --collection NAME         the collection to query (default: repositories)
       --sort FIELD[:asc|:desc]  sort key, repeatable; after any SORT(...) in the predicate
       --limit N                 at most N results
+    \(CollectionOption.argumentHelp)
       --as-of LSN               the results the store gave at version LSN
       --format F                table (default), json (an array of record objects shaped by the
                                 schema: for repositories, the API's) or ndjson (one object per line)
     """,
   run: { arguments, context in
     let collection = try CollectionOption(&arguments)
+    let queryArguments = try CollectionOption.queryArguments(&arguments)
     let sorts = try arguments.values("--sort")
     let limit = try arguments.integer("--limit", in: 0...Int.max)
     let asOf = try arguments.integer("--as-of", in: UInt64(0)...UInt64.max)
@@ -34,7 +37,7 @@ let queryCommand = Command(
       throw UsageError(message: "query needs exactly one PREDICATE (quote it)")
     }
     let store = try context.openStore(readOnly: true)
-    let query = try collection.query(text, in: store, sorts: sorts, limit: limit)
+    let query = try collection.query(text, in: store, arguments: queryArguments, sorts: sorts, limit: limit)
     if let asOf, asOf > (try store.version()) {
       throw UsageError(message: "--as-of \(asOf) is past the store's version \(try store.version())")
     }
@@ -69,7 +72,7 @@ let explainCommand = Command(
   name: "explain",
   summary: "show how a query is answered: indexes, estimates and candidates",
   help: """
-    usage: livelog explain 'PREDICATE' [--collection NAME]
+    usage: livelog explain 'PREDICATE' [--collection NAME] [--arg VALUE | --arg-json JSON]...
 
     Runs the query and prints its plan: which index serves which part, the rows each part was
     estimated to produce and did produce, which parts were left to a per-row check, and how many
@@ -77,12 +80,13 @@ let explainCommand = Command(
     """,
   run: { arguments, context in
     let collection = try CollectionOption(&arguments)
+    let queryArguments = try CollectionOption.queryArguments(&arguments)
     let positional = try arguments.remaining()
     guard positional.count == 1, let text = positional.first else {
       throw UsageError(message: "explain needs exactly one PREDICATE (quote it)")
     }
     let store = try context.openStore(readOnly: true)
-    let query = try collection.query(text, in: store, sorts: [], limit: nil)
+    let query = try collection.query(text, in: store, arguments: queryArguments, sorts: [], limit: nil)
     guard try store.schema(of: collection.name) != nil else {
       context.output.line("query: \(query.text)")
       context.output.line("the store holds no \(collection.name) yet: no rows")

@@ -8,13 +8,15 @@ let watchCommand = Command(
   summary: "print a query's results, then a changeset for each commit that changes them",
   help: """
     usage: livelog watch 'PREDICATE' [--collection NAME] [--sort FIELD[:asc|:desc]]... [--limit N]
-                         [--from LSN] [--until LSN] [--key-paths FIELD,...] [--format text|json] [--ids]
+                         [--arg VALUE | --arg-json JSON]... [--from LSN] [--until LSN]
+                         [--key-paths FIELD,...] [--format text|json] [--ids]
 
     Prints the initial result, then one changeset per commit that changes it, whoever commits
     (this or another process; others' commits are seen within about 10 ms). Commits that leave the
     result as it is print nothing.
 
       --collection N   the collection to watch (default: repositories)
+      --arg, --arg-json the values of the query's %@ and %K placeholders, as for query
       --from LSN       start from the result at version LSN and print one changeset for each
                        later commit, catching up from the log, then go on live
       --until LSN      exit after the store reaches version LSN
@@ -26,6 +28,7 @@ let watchCommand = Command(
     """,
   run: { arguments, context in
     let collection = try CollectionOption(&arguments)
+    let queryArguments = try CollectionOption.queryArguments(&arguments)
     let sorts = try arguments.values("--sort")
     let limit = try arguments.integer("--limit", in: 0...Int.max)
     let from = try arguments.integer("--from", in: UInt64(0)...UInt64.max)
@@ -38,7 +41,7 @@ let watchCommand = Command(
       throw UsageError(message: "watch needs exactly one PREDICATE (quote it)")
     }
     let store = try context.openStore(readOnly: true)
-    let query = try collection.query(text, in: store, sorts: sorts, limit: limit)
+    let query = try collection.query(text, in: store, arguments: queryArguments, sorts: sorts, limit: limit)
     if let from, from > (try store.version()) {
       throw UsageError(message: "--from \(from) is past the store's version \(try store.version())")
     }

@@ -61,6 +61,27 @@ struct Arguments {
     return values
   }
 
+  /// The values of several repeatable options, in the order given: `--arg 1 --arg-json '[2]'`
+  /// gives `[("--arg", "1"), ("--arg-json", "[2]")]`.
+  mutating func interleaved(_ names: [String]) throws -> [(name: String, value: String)] {
+    var found: [(name: String, value: String)] = []
+    var index = 0
+    while index < items.count {
+      let item = items[index]
+      if let name = names.first(where: { $0 == item }) {
+        guard index + 1 < items.count else { throw UsageError(message: "\(name) needs a value") }
+        found.append((name, items[index + 1]))
+        items.removeSubrange(index...index + 1)
+      } else if let name = names.first(where: { item.hasPrefix($0 + "=") }) {
+        found.append((name, String(item.dropFirst(name.count + 1))))
+        items.remove(at: index)
+      } else {
+        index += 1
+      }
+    }
+    return found
+  }
+
   /// The value of an option given at most once.
   mutating func value(_ name: String) throws -> String? {
     let all = try values(name)

@@ -35,10 +35,27 @@ struct CollectionOption {
     return RecordInput(schema: try schema(in: store))
   }
 
-  /// A query over the collection: the predicate, then `--sort` keys and `--limit`.
-  func query(_ text: String, in store: Store, sorts: [String], limit: Int?) throws -> Query {
+  /// The help of `--arg` and `--arg-json`.
+  static let argumentHelp = """
+      --arg VALUE               the next %@ (or %K) placeholder's value: a whole or decimal number,
+                                true, false, or else text; repeatable, in the placeholders' order
+      --arg-json JSON           the same as JSON: "text", 42, null, [1, 2] for IN and lists
+    """
+
+  /// The `--arg` and `--arg-json` values, in the order given.
+  static func queryArguments(_ arguments: inout Arguments) throws -> [any QueryArgument] {
+    try arguments.interleaved(["--arg", "--arg-json"]).map { option -> any QueryArgument in
+      option.name == "--arg" ? QueryValue(commandLine: option.value) : try QueryValue(json: option.value)
+    }
+  }
+
+  /// A query over the collection: the predicate with its placeholders' arguments, then `--sort`
+  /// keys and `--limit`.
+  func query(
+    _ text: String, in store: Store, arguments: [any QueryArgument] = [], sorts: [String], limit: Int?
+  ) throws -> Query {
     let schema = try schema(in: store)
-    var query = try Query(parsing: text, for: schema, arguments: [])
+    var query = try Query(parsing: text, for: schema, arguments: arguments)
     for sort in sorts {
       let parts = sort.split(separator: ":", maxSplits: 1).map(String.init)
       let direction = parts.count > 1 ? parts[1].lowercased() : "asc"

@@ -84,23 +84,9 @@ struct GeneratedCollection {
     return store
   }
 
-  /// The brute-force answer over `records` (in insertion order): every record checked, then
-  /// sorted, then limited. Returns the keys.
+  /// The brute-force answer over `records` (in insertion order), from the reference evaluator.
+  /// Returns the keys.
   static func bruteForce(_ query: Query, _ records: [[FieldValue]]) -> [PrimaryKey] {
-    var matches = records.indices.filter { index in
-      PredicateEvaluator.matches(query.predicate) { records[index][$0.position] }
-    }
-    if !query.sort.isEmpty {
-      matches.sort { a, b in
-        for descriptor in query.sort {
-          let order = SortOrder.compare(
-            records[a][descriptor.field.position], records[b][descriptor.field.position])
-          if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
-        }
-        return a < b
-      }
-    }
-    if let limit = query.limit { matches = Array(matches.prefix(limit)) }
-    return matches.compactMap { PrimaryKey(records[$0][0]) }
+    ReferenceEvaluator.answer(query, records).compactMap { PrimaryKey(records[$0][0]) }
   }
 }

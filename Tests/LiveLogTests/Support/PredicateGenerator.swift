@@ -1,12 +1,14 @@
 @testable import LiveLog
 
 /// Random queries over any collection's schema: every operator and modifier, nesting, nil,
-/// non-ASCII, short and long patterns, values drawn from the data so that many queries match.
+/// non-ASCII, short and long patterns, values drawn from the data so that many queries match;
+/// relations (field against field, arithmetic, `@count`, subscripts, quantified list literals,
+/// constants on the left of string operators) and SORT / DISTINCT / LIMIT clauses in any order.
 struct PredicateGenerator {
   let schema: CollectionSchema
   /// The records' values, by slot of `schema`.
   let records: [[FieldValue]]
-  private let words: [String]
+  let words: [String]
 
   init(repositories: [Repository]) {
     self.init(schema: Repository.schema.declaration, records: repositories.map(\.fieldValues))
@@ -28,17 +30,32 @@ struct PredicateGenerator {
   }
 
   mutating func query(using random: inout SplitMix64) -> Query {
-    var query = Query(predicate: predicate(depth: 0, using: &random))
-    if Int.random(in: 0..<3, using: &random) == 0 {
-      let sortable = schema.fields.filter { !$0.type.isList }
-      for _ in 0..<Int.random(in: 1...2, using: &random) {
-        if let field = sortable.randomElement(using: &random) {
-          query.sort.append(SortDescriptor(field: field, ascending: Bool.random(using: &random)))
+    Query(predicate: predicate(depth: 0, using: &random), clauses: clauses(using: &random))
+  }
+
+  /// Zero to three clauses, in any order.
+  func clauses(using random: inout SplitMix64) -> [QueryClause] {
+    let single = schema.fields.filter { !$0.type.isList }
+    var clauses: [QueryClause] = []
+    for _ in 0..<[0, 0, 1, 1, 2, 3].randomElement(using: &random)! {
+      switch Int.random(in: 0..<3, using: &random) {
+      case 0:
+        let keys = (0..<Int.random(in: 1...2, using: &random)).compactMap { _ in
+          single.randomElement(using: &random).map {
+            SortDescriptor(field: $0, ascending: Bool.random(using: &random))
+          }
         }
+        clauses.append(.sort(keys))
+      case 1:
+        clauses.append(
+          .distinct(
+            (0..<Int.random(in: 1...2, using: &random)).compactMap { _ in single.randomElement(using: &random)
+            }))
+      default:
+        clauses.append(.limit(Int.random(in: 0...50, using: &random)))
       }
     }
-    if Int.random(in: 0..<3, using: &random) == 0 { query.limit = Int.random(in: 0...50, using: &random) }
-    return query
+    return clauses
   }
 
   private mutating func predicate(depth: Int, using random: inout SplitMix64) -> Predicate {
@@ -54,14 +71,15 @@ struct PredicateGenerator {
     if roll == 4 && depth > 0 && Int.random(in: 0..<10, using: &random) == 0 {
       return .constant(Bool.random(using: &random))
     }
+    if roll >= 8 { return relation(using: &random) }
     return .comparison(comparison(using: &random))
   }
 
-  private func sample(using random: inout SplitMix64) -> [FieldValue] {
+  func sample(using random: inout SplitMix64) -> [FieldValue] {
     records[Int.random(in: 0..<records.count, using: &random)]
   }
 
-  private func pattern(from text: String, using random: inout SplitMix64) -> String {
+  func pattern(from text: String, using random: inout SplitMix64) -> String {
     let characters = Array(text)
     guard !characters.isEmpty else { return "" }
     let start = Int.random(in: 0..<characters.count, using: &random)
@@ -86,9 +104,13 @@ struct PredicateGenerator {
       let text: String =
         if case .string(let s) = own { s } else { words.randomElement(using: &random) ?? "x" }
       let ops: [ComparisonOperator] = [
-        .equal, .notEqual, .contains, .beginsWith, .endsWith, .like, .in, .less, .greaterOrEqual, .between,
+        .equal, .notEqual, .contains, .beginsWith, .endsWith, .like, .in, .less, .greaterOrEqual,
       ]
       let op = ops.randomElement(using: &random) ?? .equal
+      // Realm's nil operands: `CONTAINS nil`, `LIKE nil`, `< nil`, `>= nil`.
+      if op != .in && Int.random(in: 0..<12, using: &random) == 0 {
+        return Comparison(field: field, operator: op, value: .null)
+      }
       switch op {
       case .equal, .notEqual:
         if Int.random(in: 0..<8, using: &random) == 0 {
@@ -107,12 +129,6 @@ struct PredicateGenerator {
           p.insert(Bool.random(using: &random) ? "*" : "?", at: Int.random(in: 0...p.count, using: &random))
         }
         return Comparison(field: field, operator: .like, options: options, value: .string(String(p)))
-      case .between:
-        let a = pattern(from: text, using: &random)
-        let b = words.randomElement(using: &random) ?? "z"
-        return Comparison(
-          field: field, operator: .between, options: options,
-          value: .list([.string(min(a, b)), .string(max(a, b))]))
       default:
         return Comparison(
           field: field, operator: op, options: options, value: .string(pattern(from: text, using: &random)))
@@ -153,12 +169,11 @@ struct PredicateGenerator {
         let b = value()
         return Comparison(field: field, operator: .between, value: .list([a, b]))
       case .in: return Comparison(field: field, operator: .in, value: .list([value(), value(), .null]))
-      case .equal, .notEqual:
+      default:
         if Int.random(in: 0..<6, using: &random) == 0 {
           return Comparison(field: field, operator: op, value: .null)
         }
         return Comparison(field: field, operator: op, value: value())
-      default: return Comparison(field: field, operator: op, value: value())
       }
     case .bool:
       let value: QueryValue =
@@ -176,12 +191,11 @@ struct PredicateGenerator {
       }
       let quantifier: Quantifier = [.any, .any, .all, .none].randomElement(using: &random) ?? .any
       let op: ComparisonOperator =
-        [.equal, .notEqual, .less, .greaterOrEqual, .in, .between].randomElement(using: &random) ?? .equal
+        [.equal, .notEqual, .less, .greaterOrEqual, .in].randomElement(using: &random) ?? .equal
       let near = element + Int64.random(in: -1...1, using: &random)
       let value: QueryValue =
         switch op {
         case .in: .list([.integer(element), .integer(near)])
-        case .between: .list([.integer(min(element, near)), .integer(max(element, near))])
         default: .integer(near)
         }
       return Comparison(field: field, quantifier: quantifier, operator: op, value: value)

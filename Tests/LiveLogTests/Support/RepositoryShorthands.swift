@@ -33,9 +33,7 @@ extension Query {
   }
 
   func sorted<V: FieldValueConvertible>(by keyPath: KeyPath<Repository, V>, ascending: Bool = true) -> Query {
-    var query = self
-    query.sort.append(SortDescriptor(field: RecordFields<Repository>.field(keyPath), ascending: ascending))
-    return query
+    appendingSortKey(SortDescriptor(field: RecordFields<Repository>.field(keyPath), ascending: ascending))
   }
 }
 

@@ -111,6 +111,17 @@ struct QueryCases {
         .btree("SELECT id FROM repos WHERE language = 'Swift' ORDER BY stargazers_count DESC, id LIMIT 20")
       ], suffixed: false)
 
+    // Realm forms: a list literal, answered from the equality index; two fields compared, which
+    // both engines answer by reading every row.
+    try compare(
+      "language == {'Go', 'Rust', 'Swift'}", "language == {'Go', 'Rust', 'Swift'}", [],
+      peers: [.btree("SELECT id FROM repos WHERE language IN ('Go', 'Rust', 'Swift')")], suffixed: false)
+    try compare(
+      "forks_count > watchers_count (two fields)", "forks_count > watchers_count", [],
+      peers: [
+        Peer(label: "scan", engine: "SQLite scan", sql: "SELECT id FROM repos WHERE forks_count > watchers_count")
+      ], suffixed: false)
+
     // A prefix: first beside the LIKE scan SQLite uses without an index for it, then beside its
     // indexed prefix plan once a `COLLATE NOCASE` index on `name` exists (LiveLog answers from
     // its substring index either way). The index is made only now, so that the bytes per record

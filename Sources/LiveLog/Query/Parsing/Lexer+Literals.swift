@@ -1,3 +1,5 @@
+import Foundation
+
 /// The literals whose reading takes more than a glance: quoted strings and dates.
 extension Lexer {
   /// A string in single or double quotes, with `\'`, `\"`, `\\`, `\n`, `\t`, `\r` and `\uXXXX`
@@ -35,7 +37,10 @@ extension Lexer {
     }
     index += 2
     switch letter {
-    case "'", "\"", "\\": return letter
+    case "'", "\"", "\\", "/": return letter
+    case "b": return "\u{08}"
+    case "f": return "\u{0C}"
+    case "0": return "\u{00}"
     case "n": return "\n"
     case "t": return "\t"
     case "r": return "\r"
@@ -56,7 +61,7 @@ extension Lexer {
       return scalar
     default:
       throw error(
-        "invalid escape '\\\(letter)' in a string; use \\', \\\", \\\\, \\n, \\t, \\r or \\uXXXX",
+        "invalid escape '\\\(letter)' in a string; use \\', \\\", \\\\, \\/, \\b, \\f, \\n, \\r, \\t, \\0 or \\uXXXX",
         at: backslash)
     }
   }
@@ -78,38 +83,75 @@ extension Lexer {
     error("invalid escape: a UTF-16 surrogate needs its pair, as in \\uD83D\\uDE00", at: backslash)
   }
 
-  private static func hexValue(_ scalar: Unicode.Scalar) -> UInt32? {
-    switch scalar {
-    case "0"..."9": scalar.value - 0x30
-    case "a"..."f": scalar.value - 0x61 + 10
-    case "A"..."F": scalar.value - 0x41 + 10
-    default: nil
-    }
-  }
-
   // MARK: - Dates
 
-  /// Whether a date literal (`YYYY-MM-DD`) starts at `index`.
+  /// Whether a date literal (`YYYY-M-D`, one or two digits for month and day) starts at `index`.
   func isDateAhead() -> Bool {
-    matches("DDDD-DD-DD", at: index) && !(peek(10).map(Lexer.isDigit) ?? false)
+    guard matches("DDDD-", at: index) else { return false }
+    var offset = index + 5
+    for part in 0..<2 {
+      let digits = digitRun(at: offset)
+      guard digits == 1 || digits == 2 else { return false }
+      offset += digits
+      if part == 0 {
+        guard offset < scalars.count, scalars[offset] == "-" else { return false }
+        offset += 1
+      }
+    }
+    return true
   }
 
-  /// A date: `YYYY-MM-DD` (midnight UTC), Realm's `YYYY-MM-DD@HH:MM:SS[:NANOSECONDS]` (UTC), or
-  /// ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]` (UTC when no zone is given), to the
+  /// How many digits start at `position`.
+  private func digitRun(at position: Int) -> Int {
+    var end = position
+    while end < scalars.count, Lexer.isDigit(scalars[end]) { end += 1 }
+    return end - position
+  }
+
+  /// One to `limit` digits at `index`, zero-padded to two, or nil.
+  private mutating func datePart(limit: Int = 2) -> String? {
+    let count = digitRun(at: index)
+    guard count >= 1, count <= limit else { return nil }
+    let digits = text(index..<index + count)
+    index += count
+    return count == 1 ? "0" + digits : digits
+  }
+
+  /// A date: `YYYY-MM-DD` (midnight UTC), Realm's `YYYY-MM-DD@HH:MM:SS[:NANOSECONDS]` or
+  /// `YYYY-MM-DDTHH:MM:SS[:NANOSECONDS]` (UTC; month, day and time parts of one or two digits),
+  /// or ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fraction][Z|±HH:MM]` (UTC when no zone is given), to the
   /// nanosecond: Realm's `:505` is 505 nanoseconds, ISO's `.505` is 505 milliseconds.
   mutating func date() throws(QueryError) -> Timestamp {
     let start = index
-    var iso = text(index..<index + 10)
-    index += 10
+    func invalid() -> QueryError {
+      while let more = peek(0), !more.properties.isWhitespace, !"(){},[]".unicodeScalars.contains(more) {
+        index += 1
+      }
+      return error(
+        "invalid date '\(ControlEscaping.excerpt(text(start..<index)))'; write 2021-01-31, 2021-01-31@10:20:30 or 2021-01-31T10:20:30Z",
+        at: start)
+    }
+    var iso = text(index..<index + 5)
+    index += 5
+    guard let month = datePart() else { throw invalid() }
+    index += 1
+    guard let day = datePart() else { throw invalid() }
+    iso += month + "-" + day
     var nanoseconds: Int64 = 0
     if let separator = peek(0), separator == "@" || separator == "T" || separator == "t",
-      matches("DD:DD:DD", at: index + 1)
+      let next = peek(1), Lexer.isDigit(next)
     {
       let isRealm = separator == "@"
-      iso += "T" + text(index + 1..<index + 9)
-      index += 9
-      if let mark = peek(0), mark == "." || (isRealm && mark == ":"), let digit = peek(1),
-        Lexer.isDigit(digit)
+      index += 1
+      guard let hour = datePart(), peek(0) == ":" else { throw invalid() }
+      index += 1
+      guard let minute = datePart(), peek(0) == ":" else { throw invalid() }
+      index += 1
+      guard let second = datePart() else { throw invalid() }
+      iso += "T" + hour + ":" + minute + ":" + second
+      var hasNanoseconds = false
+      if let mark = peek(0), mark == "." || mark == ":", let digit = peek(1), Lexer.isDigit(digit),
+        mark == ":" || !isRealm
       {
         index += 1
         let digits = index
@@ -122,17 +164,13 @@ extension Lexer {
             throw error("a date's nanoseconds '\(count.prefix(20))' are more than 999999999", at: digits)
           }
           nanoseconds = value
+          hasNanoseconds = true
         }
       }
-      iso += isRealm ? "Z" : try zone()
+      iso += isRealm || hasNanoseconds ? "Z" : try zone()
     }
     if let next = peek(0), Lexer.isIdentifierContinue(next) || ".:@-+".unicodeScalars.contains(next) {
-      while let more = peek(0), !more.properties.isWhitespace, !"(){},[]".unicodeScalars.contains(more) {
-        index += 1
-      }
-      throw error(
-        "invalid date '\(ControlEscaping.excerpt(text(start..<index)))'; write 2021-01-31, 2021-01-31@10:20:30 or 2021-01-31T10:20:30Z",
-        at: start)
+      throw invalid()
     }
     guard let timestamp = Timestamp(iso8601: iso) else {
       throw error(
@@ -142,6 +180,66 @@ extension Lexer {
     }
     return Timestamp(
       secondsSince1970: timestamp.secondsSince1970, nanoseconds: timestamp.nanoseconds + Int32(nanoseconds))
+  }
+
+  /// Realm's `T<seconds>:<nanoseconds>` (`T1270000000:500`, `T-5:-100`), or nil when the scalars
+  /// at `index` are a name that starts with T. Both parts carry the same sign.
+  mutating func secondsTimestamp() throws(QueryError) -> Timestamp? {
+    var offset = index + 1
+    let negative = offset < scalars.count && scalars[offset] == "-"
+    if negative { offset += 1 }
+    let secondsDigits = digitRun(at: offset)
+    guard secondsDigits > 0, offset + secondsDigits < scalars.count, scalars[offset + secondsDigits] == ":"
+    else { return nil }
+    let secondsText = text(offset..<offset + secondsDigits)
+    offset += secondsDigits + 1
+    let nanosNegative = offset < scalars.count && scalars[offset] == "-"
+    if nanosNegative { offset += 1 }
+    let nanosDigits = digitRun(at: offset)
+    guard nanosDigits > 0 else { return nil }
+    if offset + nanosDigits < scalars.count, Lexer.isIdentifierContinue(scalars[offset + nanosDigits]) {
+      return nil
+    }
+    let start = index
+    let nanosText = text(offset..<offset + nanosDigits)
+    index = offset + nanosDigits
+    guard let seconds = Int64(secondsText), let nanos = Int64(nanosText), nanos <= 999_999_999 else {
+      throw error(
+        "invalid timestamp '\(text(start..<index))'; write T<seconds>:<nanoseconds>, nanoseconds below 10^9",
+        at: start)
+    }
+    guard !nanosNegative || negative || nanos == 0, !negative || nanosNegative || nanos == 0 else {
+      throw error(
+        "invalid timestamp '\(text(start..<index))': seconds and nanoseconds need the same sign, as in T-5:-100",
+        at: start)
+    }
+    let signedSeconds = negative ? -seconds : seconds
+    guard Timestamp.range.contains(signedSeconds) else {
+      throw error("invalid timestamp '\(text(start..<index))': outside years 0001 to 9999", at: start)
+    }
+    return Timestamp(secondsSince1970: signedSeconds, nanoseconds: Int32(negative ? -nanos : nanos))
+  }
+
+  /// `B64"…"`: base64 text whose bytes are a UTF-8 string (LiveLog has no binary fields; Realm
+  /// compares binary with strings by bytes).
+  mutating func base64() throws(QueryError) -> String {
+    let start = index
+    index += 3
+    let quote = index
+    index += 1
+    var encoded = ""
+    while let scalar = peek(0), scalar != "\"" {
+      encoded.unicodeScalars.append(scalar)
+      index += 1
+    }
+    guard peek(0) == "\"" else {
+      throw error("unterminated string: the quote at column \(columns[quote]) is never closed", at: quote)
+    }
+    index += 1
+    guard let data = Data(base64Encoded: encoded), let text = String(bytes: data, encoding: .utf8) else {
+      throw error("B64\"…\" needs base64 of UTF-8 text", at: start)
+    }
+    return text
   }
 
   /// The zone of an ISO 8601 time: `Z`, `±HH:MM`, `±HHMM`, or nothing (UTC).

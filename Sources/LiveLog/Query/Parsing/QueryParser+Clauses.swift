@@ -1,4 +1,4 @@
-/// The clauses after the predicate: `SORT(key [ASC|DESC], …)` and `LIMIT(n)`.
+/// The clauses after the predicate: `SORT(key [ASC|DESC], …)`, `DISTINCT(key, …)` and `LIMIT(n)`.
 extension QueryParser {
   /// `SORT(a, b DESC)`; the caller has seen `SORT (`.
   mutating func sortClause() throws(QueryError) -> [SortDescriptor] {
@@ -29,6 +29,32 @@ extension QueryParser {
     }
     advance()
     return keys
+  }
+
+  /// `DISTINCT(a, b)`; the caller has seen `DISTINCT (`.
+  mutating func distinctClause() throws(QueryError) -> [Field] {
+    advance()
+    let open = advance()
+    var fields: [Field] = []
+    while true {
+      let key = try keyPath(after: tokens[position - 1])
+      guard !key.field.type.isList else {
+        throw error(
+          .typeMismatch,
+          "\(QueryParser.describe(key.field)); DISTINCT needs a field with one value per record",
+          column: key.column)
+      }
+      fields.append(key.field)
+      if current.kind == .symbol(.comma) {
+        advance()
+        continue
+      }
+      if current.kind == .symbol(.rightParenthesis) { break }
+      if current.isEnd { throw unclosed(open) }
+      throw expected("',' or ')' after the field", found: current)
+    }
+    advance()
+    return fields
   }
 
   /// `LIMIT(n)` or `LIMIT(%@)`; the caller has seen `LIMIT (`.

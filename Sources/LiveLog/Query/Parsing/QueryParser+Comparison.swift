@@ -1,4 +1,5 @@
-/// The syntax of one comparison: `[quantifier] keyPath op[options] value` or `value IN keyPath`.
+/// The syntax of one comparison: `side op[options] side`, where a side is a quantified
+/// expression: a field, a constant, a list, `@count`, a subscript, arithmetic.
 extension QueryParser {
   /// A field as written in the query.
   struct KeyPathNode {
@@ -37,59 +38,103 @@ extension QueryParser {
     ("ENDSWITH", .endsWith), ("LIKE", .like),
   ]
 
-  private static let quantifierWords: [(String, Quantifier)] = [
+  static let quantifierWords: [(String, Quantifier)] = [
     ("ANY", .any), ("SOME", .any), ("ALL", .all), ("NONE", .none),
   ]
 
-  mutating func comparison() throws(QueryError) -> Comparison {
-    let start = current
-    if let (_, quantifier) = QueryParser.quantifierWords.first(where: { start.isKeyword($0.0) }) {
-      advance()
-      let key = try keyPath(after: start)
-      let op = try comparisonOperator(after: key, keyToken: tokens[position - 1])
-      let value = try value(after: op.token)
-      return try typedComparison(quantifier: (quantifier, start), key: key, op: op, value: value)
-    }
-    if startsValue(start) { return try membership() }
-    guard start.kind == .keyPathPlaceholder || (isIdentifier(start) && !start.isReservedWord) else {
-      throw expected("a condition (a field name, NOT, '(' or TRUEPREDICATE)", found: start)
-    }
-    let key = try keyPath(after: nil)
-    let op = try comparisonOperator(after: key, keyToken: start)
-    let value = try value(after: op.token)
-    return try typedComparison(quantifier: nil, key: key, op: op, value: value)
+  /// One side of a comparison as written.
+  struct SideNode {
+    var quantifier: (Quantifier, Token)?
+    var expression: ExpressionNode
+    var column: Int
   }
 
-  /// `'swift' IN topics`, which means `ANY topics == 'swift'`.
-  private mutating func membership() throws(QueryError) -> Comparison {
-    let value = try value(after: nil)
-    guard current.isKeyword("IN") else {
-      throw expected(
-        "IN after the value \(value.label) (a value comes first only in 'swift' IN topics; "
-          + "otherwise write the field first: name == 'x')",
-        found: current)
+  /// An expression as written, before its types are checked.
+  indirect enum ExpressionNode {
+    case field(KeyPathNode)
+    case value(ValueNode)
+    case count(KeyPathNode)
+    case element(KeyPathNode, ElementIndex)
+    case arithmetic(ArithmeticOperator, ExpressionNode, ExpressionNode, Token)
+
+    var column: Int {
+      switch self {
+      case .field(let key), .count(let key), .element(let key, _): key.column
+      case .value(let value): value.column
+      case .arithmetic(_, let a, _, _): a.column
+      }
     }
-    let inToken = advance()
+  }
+
+  mutating func comparison() throws(QueryError) -> Predicate {
+    let start = current
+    guard startsSide(start) else {
+      throw expected("a condition (a field name, NOT, '(' or TRUEPREDICATE)", found: start)
+    }
+    let left = try side(after: nil)
+    let op = try comparisonOperator(after: tokens[position - 1])
+    let right = try side(after: op.token, isRight: true)
+    return try typed(left, op, right)
+  }
+
+  private func startsSide(_ token: Token) -> Bool {
+    if token.kind == .keyPathPlaceholder || token.kind == .symbol(.leftParenthesis) { return true }
+    if isIdentifier(token) && !token.isReservedWord { return true }
+    if QueryParser.quantifierWords.contains(where: { token.isKeyword($0.0) }) { return true }
+    return startsValue(token)
+  }
+
+  /// `[ANY|SOME|ALL|NONE] expression`.
+  private mutating func side(after previous: Token?, isRight: Bool = false) throws(QueryError) -> SideNode {
+    var quantifier: (Quantifier, Token)?
+    if let (_, found) = QueryParser.quantifierWords.first(where: { current.isKeyword($0.0) }) {
+      quantifier = (found, advance())
+    }
+    let column = current.column
+    if isRight, case .identifier(let word) = current.kind, !current.isReservedWord,
+      schema.field(named: word) == nil,
+      !word.hasSuffix(".length")
+    {
+      // A word that names no field, right of an operator, is most likely text without quotes.
+      let after = previous.map { "a value after \($0.quoted)" } ?? "a value"
+      let hint = word.count > 40 ? "" : " (text needs quotes: '\(word)')"
+      throw error(.syntax, "expected \(after), found \(current.quoted)\(hint)", at: current)
+    }
+    let expression = try additive(after: quantifier?.1 ?? previous)
+    return SideNode(quantifier: quantifier, expression: expression, column: column)
+  }
+
+  // MARK: - Operators
+
+  private mutating func comparisonOperator(after previous: Token) throws(QueryError) -> OperatorNode {
+    let token = current
+    let op: ComparisonOperator
+    switch token.kind {
+    case .symbol(.equal): op = .equal
+    case .symbol(.notEqual): op = .notEqual
+    case .symbol(.less): op = .less
+    case .symbol(.lessOrEqual): op = .lessOrEqual
+    case .symbol(.greater): op = .greater
+    case .symbol(.greaterOrEqual): op = .greaterOrEqual
+    case .identifier(let word):
+      if let (_, known) = QueryParser.operatorWords.first(where: { token.isKeyword($0.0) }) {
+        op = known
+      } else if token.isReservedWord {
+        throw expected("an operator after \(previous.quoted)", found: token)
+      } else {
+        let shown = ControlEscaping.excerpt(word)
+        throw error(
+          .syntax,
+          "unknown operator '\(shown)'; expected ==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, "
+            + "ENDSWITH or LIKE",
+          at: token)
+      }
+    default:
+      throw expected("an operator after \(previous.quoted)", found: token)
+    }
+    advance()
     let (options, optionsColumn) = try options()
-    let key = try keyPath(after: inToken)
-    guard key.field.type.isList else {
-      throw error(
-        .typeMismatch,
-        "a value IN a field needs a list field (a string or integer list); \(QueryParser.describe(key.field)) "
-          + "(write \(key.field.name) == … or \(key.field.name) IN {…})",
-        column: key.column)
-    }
-    if case .list = value.content {
-      throw error(
-        value.isArgument ? .argument : .syntax,
-        "a list cannot be IN a field; write ANY \(key.field.name) IN {…}",
-        column: value.column)
-    }
-    let op = OperatorNode(
-      comparisonOperator: .equal, token: inToken, options: options, optionsColumn: optionsColumn)
-    let element = try scalar(
-      value, elementType: key.field.type.elementType, field: key.field, op: op, allowsNull: false)
-    return Comparison(field: key.field, quantifier: .any, operator: .equal, options: options, value: element)
+    return OperatorNode(comparisonOperator: op, token: token, options: options, optionsColumn: optionsColumn)
   }
 
   // MARK: - Key paths
@@ -122,43 +167,8 @@ extension QueryParser {
     throw error(.unknownField, QueryParser.unknownFieldMessage(name, in: schema), at: token)
   }
 
-  // MARK: - Operators
-
-  private mutating func comparisonOperator(after key: KeyPathNode, keyToken: Token) throws(QueryError)
-    -> OperatorNode
-  {
-    let token = current
-    let op: ComparisonOperator
-    switch token.kind {
-    case .symbol(.equal): op = .equal
-    case .symbol(.notEqual): op = .notEqual
-    case .symbol(.less): op = .less
-    case .symbol(.lessOrEqual): op = .lessOrEqual
-    case .symbol(.greater): op = .greater
-    case .symbol(.greaterOrEqual): op = .greaterOrEqual
-    case .identifier(let word):
-      if let (_, known) = QueryParser.operatorWords.first(where: { token.isKeyword($0.0) }) {
-        op = known
-      } else if token.isReservedWord {
-        throw expected("an operator after \(keyToken.quoted)", found: token)
-      } else {
-        let shown = ControlEscaping.excerpt(word)
-        throw error(
-          .syntax,
-          "unknown operator '\(shown)'; expected ==, !=, <, <=, >, >=, BETWEEN, IN, CONTAINS, BEGINSWITH, "
-            + "ENDSWITH or LIKE",
-          at: token)
-      }
-    default:
-      throw expected("an operator after \(keyToken.quoted)", found: token)
-    }
-    advance()
-    let (options, optionsColumn) = try options()
-    return OperatorNode(comparisonOperator: op, token: token, options: options, optionsColumn: optionsColumn)
-  }
-
   /// `[c]`, `[d]`, `[cd]` or `[dc]` right after an operator; none is `[]`.
-  private mutating func options() throws(QueryError) -> (StringOptions, Int) {
+  mutating func options() throws(QueryError) -> (StringOptions, Int) {
     let open = current
     guard open.kind == .symbol(.leftBracket) else { return ([], open.column) }
     advance()
@@ -194,12 +204,12 @@ extension QueryParser {
 
   // MARK: - Values
 
-  private func isIdentifier(_ token: Token) -> Bool {
+  func isIdentifier(_ token: Token) -> Bool {
     if case .identifier = token.kind { return true }
     return false
   }
 
-  private func startsValue(_ token: Token) -> Bool {
+  func startsValue(_ token: Token) -> Bool {
     switch token.kind {
     case .string, .integer, .decimal, .date, .valuePlaceholder, .symbol(.leftBrace): true
     case .identifier: token.keyword(among: ["TRUE", "YES", "FALSE", "NO", "NIL", "NULL"]) != nil
@@ -208,7 +218,7 @@ extension QueryParser {
   }
 
   /// A value, or a `{…}` list of values; `previous` (the operator) is named when it is missing.
-  private mutating func value(after previous: Token?, inList: Bool = false) throws(QueryError) -> ValueNode {
+  mutating func value(after previous: Token?, inList: Bool = false) throws(QueryError) -> ValueNode {
     let token = current
     func literal(_ value: QueryValue) -> ValueNode {
       ValueNode(content: .scalar(value), column: token.column, label: token.shortText, isArgument: false)

@@ -34,8 +34,18 @@ extension QueryParser {
   }
 
   /// Whether the operator and its options apply to the field's (or its elements') type.
-  private func check(_ op: OperatorNode, elementType: FieldType, field: Field) throws(QueryError) {
+  func check(_ op: OperatorNode, elementType: FieldType, field: Field) throws(QueryError) {
     let name = op.comparisonOperator.rawValue
+    if op.comparisonOperator == .between
+      && (field.type.isList || elementType == .string || elementType == .bool)
+    {
+      // Realm's rule: BETWEEN is for one number or date.
+      throw error(
+        .typeMismatch,
+        "\(QueryParser.describe(field)); BETWEEN applies to number and date fields"
+          + (field.type.isList ? " (for a list, write ANY \(field.name) >= low AND …)" : ""),
+        at: op.token)
+    }
     switch elementType {
     case .string, .stringList:
       return
@@ -92,8 +102,9 @@ extension QueryParser {
         throw error(
           kind, "a list goes with IN or BETWEEN; \(op.token.text) needs a single value", column: value.column)
       }
-      let allowsNull = !isList && (op.comparisonOperator == .equal || op.comparisonOperator == .notEqual)
-      return try scalar(value, elementType: elementType, field: field, op: op, allowsNull: allowsNull)
+      // Realm compares nil with every operator: `<` and `>` match nothing, `<=`, `>=` and LIKE
+      // test for nil, CONTAINS, BEGINSWITH and ENDSWITH match everything.
+      return try scalar(value, elementType: elementType, field: field, op: op, allowsNull: !isList)
     }
   }
 
@@ -128,10 +139,12 @@ extension QueryParser {
           column: node.column)
       }
       throw error(
-        mismatch, "nil can only be compared with ==, != or IN; \(op.token.text) needs a value",
-        column: node.column)
+        mismatch, "nil has no place in \(op.token.text); it needs values", column: node.column)
     case (.string, .string), (.integer, .integer), (.bool, .bool), (.date, .date):
       return value
+    case (.bool, .integer(let number)) where number == 0 || number == 1:
+      // NSPredicate's coercion: `fork == 1` is `fork == true`.
+      return .bool(number == 1)
     case (.double, .integer(let whole)):
       // A double field compares with doubles; a whole number too large to be one exactly stays
       // whole, and compares exactly.

@@ -41,13 +41,17 @@ extension Query {
 /// The parser of the query language, checking types against the schema as it goes.
 ///
 /// ```
-/// query      := predicate? (SORT "(" sortKey ("," sortKey)* ")" | LIMIT "(" integer ")")* EOF
-///               (each clause at most once, in either order)
+/// query      := predicate? clause* EOF
+/// clause     := SORT "(" sortKey ("," sortKey)* ")" | DISTINCT "(" key ("," key)* ")" | LIMIT "(" n ")"
+///               (any number, applied in the order written)
 /// predicate  := andExpr ((OR | "||") andExpr)*
 /// andExpr    := notExpr ((AND | "&&") notExpr)*
 /// notExpr    := (NOT | "!")* primary
 /// primary    := "(" predicate ")" | TRUEPREDICATE | FALSEPREDICATE | comparison
+/// comparison := side operator[options] side          (QueryParser+Comparison.swift)
 /// ```
+/// A `(` opens a group of conditions unless what follows its `)` is an operator: then it opens
+/// an arithmetic expression (`(stars + forks) / 2 > 10`).
 /// AND and OR chains are flattened (`a AND (b AND c)` is `.and([a, b, c])`), the same way the
 /// typed form's `&&` and `||` build them, so both forms of a query compare equal.
 struct QueryParser {
@@ -61,6 +65,8 @@ struct QueryParser {
   let schema: CollectionSchema
   let tokens: [Token]
   let arguments: [any QueryArgument]
+  /// For each `(` token, the index of its `)` (if it has one).
+  let closing: [Int: Int]
   var position = 0
   var argumentIndex = 0
   var depth = 0
@@ -70,6 +76,13 @@ struct QueryParser {
     self.schema = schema
     self.tokens = try Lexer.tokens(of: query)
     self.arguments = arguments
+    var closing: [Int: Int] = [:]
+    var open: [Int] = []
+    for (index, token) in tokens.enumerated() {
+      if token.kind == .symbol(.leftParenthesis) { open.append(index) }
+      if token.kind == .symbol(.rightParenthesis), let start = open.popLast() { closing[start] = index }
+    }
+    self.closing = closing
     try checkArgumentCount()
   }
 
@@ -78,29 +91,26 @@ struct QueryParser {
     var result = Query()
     let hasPredicate = !current.isEnd && !isAtClause
     if hasPredicate { result.predicate = try predicate() }
-    var sawSort = false
-    var sawLimit = false
+    var clauses: [QueryClause] = []
     while !current.isEnd {
       if isAtClause && current.isKeyword("SORT") {
-        guard !sawSort else {
-          throw error(.syntax, "SORT appears twice; list every key in one SORT(a, b DESC)", at: current)
-        }
-        sawSort = true
-        result.sort = try sortClause()
+        clauses.append(.sort(try sortClause()))
+      } else if isAtClause && current.isKeyword("DISTINCT") {
+        clauses.append(.distinct(try distinctClause()))
       } else if isAtClause && current.isKeyword("LIMIT") {
-        guard !sawLimit else { throw error(.syntax, "LIMIT appears twice", at: current) }
-        sawLimit = true
-        result.limit = try limitClause()
+        clauses.append(.limit(try limitClause()))
       } else if current.kind == .symbol(.rightParenthesis) {
         throw error(
           .syntax, "unbalanced parenthesis: ')' at column \(current.column) has no matching '('", at: current)
       } else {
         let expectation =
-          sawSort || sawLimit || !hasPredicate
-          ? "SORT, LIMIT or the end of the query" : "AND, OR, SORT, LIMIT or the end of the query"
+          !clauses.isEmpty || !hasPredicate
+          ? "SORT, DISTINCT, LIMIT or the end of the query"
+          : "AND, OR, SORT, DISTINCT, LIMIT or the end of the query"
         throw expected(expectation, found: current)
       }
     }
+    result.clauses = clauses
     return result
   }
 
@@ -129,7 +139,7 @@ struct QueryParser {
           try enter(at: current)
           advance()
           groups[groups.count - 1].negations += 1
-        } else if current.kind == .symbol(.leftParenthesis) {
+        } else if current.kind == .symbol(.leftParenthesis) && !opensExpression {
           try enter(at: current)
           groups.append(Group(open: advance()))
         } else {
@@ -189,11 +199,29 @@ struct QueryParser {
       advance()
       return .constant(value)
     }
-    return .comparison(try comparison())
+    return try comparison()
+  }
+
+  /// Whether the `(` here opens an arithmetic expression rather than a group of conditions: the
+  /// token after its `)` is an operator.
+  private var opensExpression: Bool {
+    guard let end = closing[position], end + 1 < tokens.count else { return false }
+    let next = tokens[end + 1]
+    switch next.kind {
+    case .symbol(let symbol):
+      return [
+        .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual, .plus, .minus, .star, .slash,
+      ]
+      .contains(symbol)
+    case .identifier:
+      return ["BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE"].contains { next.isKeyword($0) }
+    default:
+      return false
+    }
   }
 
   /// Counts one level of nesting, failing past `maximumDepth`.
-  private mutating func enter(at token: Token) throws(QueryError) {
+  mutating func enter(at token: Token) throws(QueryError) {
     depth += 1
     guard depth <= QueryParser.maximumDepth else {
       throw error(
@@ -207,10 +235,10 @@ struct QueryParser {
 
   var current: Token { tokens[position] }
 
-  /// Whether the next tokens are `SORT (` or `LIMIT (`; the parenthesis tells the clause keyword
+  /// Whether the next tokens are `SORT (`, `DISTINCT (` or `LIMIT (`; the parenthesis tells the clause keyword
   /// from a field that happens to share its name.
   private var isAtClause: Bool {
-    (current.isKeyword("SORT") || current.isKeyword("LIMIT"))
+    (current.isKeyword("SORT") || current.isKeyword("LIMIT") || current.isKeyword("DISTINCT"))
       && position + 1 < tokens.count && tokens[position + 1].kind == .symbol(.leftParenthesis)
   }
 

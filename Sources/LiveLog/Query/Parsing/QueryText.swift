@@ -7,12 +7,18 @@ extension Query {
   /// which only the typed form can hold, is written as `nan` / `inf` and does not parse.
   public var text: String {
     var parts: [String] = []
-    if predicate != .constant(true) || (sort.isEmpty && limit == nil) { parts.append(predicate.text) }
-    if !sort.isEmpty {
-      let keys = sort.map { "\($0.field.name) \($0.ascending ? "ASC" : "DESC")" }
-      parts.append("SORT(\(keys.joined(separator: ", ")))")
+    if predicate != .constant(true) || clauses.isEmpty { parts.append(predicate.text) }
+    for clause in clauses {
+      switch clause {
+      case .sort(let keys):
+        parts.append(
+          "SORT(\(keys.map { "\($0.field.name) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")))")
+      case .distinct(let fields):
+        parts.append("DISTINCT(\(fields.map(\.name).joined(separator: ", ")))")
+      case .limit(let count):
+        parts.append("LIMIT(\(count))")
+      }
     }
-    if let limit { parts.append("LIMIT(\(limit))") }
     return parts.joined(separator: " ")
   }
 }
@@ -42,6 +48,8 @@ extension Predicate {
       output += value ? "TRUEPREDICATE" : "FALSEPREDICATE"
     case .comparison(let comparison):
       output += comparison.text
+    case .relation(let relation):
+      output += relation.text
     case .not(let inner):
       output += "NOT "
       inner.write(to: &output, context: .negation)
@@ -77,21 +85,28 @@ extension Predicate {
 extension Comparison {
   /// The comparison in the query language: `ANY topics BEGINSWITH[c] 'sw'`.
   public var text: String {
-    var output = ""
-    switch quantifier {
-    case .single: break
-    case .any: output += "ANY "
-    case .all: output += "ALL "
-    case .none: output += "NONE "
+    quantifier.queryPrefix + field.name + " " + self.operator.rawValue + options.queryText + " "
+      + value.queryText
+  }
+}
+
+extension Quantifier {
+  /// `ANY `, `ALL `, `NONE ` before a side with several values; nothing before one value.
+  var queryPrefix: String {
+    switch self {
+    case .single: ""
+    case .any: "ANY "
+    case .all: "ALL "
+    case .none: "NONE "
     }
-    output += field.name + " " + self.operator.rawValue
-    if !options.isEmpty {
-      output += "["
-      if options.contains(.caseInsensitive) { output += "c" }
-      if options.contains(.diacriticInsensitive) { output += "d" }
-      output += "]"
-    }
-    return output + " " + value.queryText
+  }
+}
+
+extension StringOptions {
+  /// The options as written after an operator: `[c]`, `[d]`, `[cd]`, or nothing.
+  var queryText: String {
+    guard !isEmpty else { return "" }
+    return "[" + (contains(.caseInsensitive) ? "c" : "") + (contains(.diacriticInsensitive) ? "d" : "") + "]"
   }
 }
 

@@ -16,6 +16,8 @@ struct Token: Sendable {
     case valuePlaceholder
     /// `%K`.
     case keyPathPlaceholder
+    /// `.@count`, `.@size` after a key path: the word after `@`.
+    case collectionOperator(String)
     case symbol(Symbol)
     case end
   }
@@ -38,6 +40,10 @@ struct Token: Sendable {
     case and = "&&"
     case or = "||"
     case not = "!"
+    case plus = "+"
+    case minus = "-"
+    case star = "*"
+    case slash = "/"
   }
 
   var kind: Kind
@@ -70,6 +76,17 @@ struct Token: Sendable {
     "AND", "OR", "NOT", "TRUEPREDICATE", "FALSEPREDICATE", "ANY", "SOME", "ALL", "NONE", "BETWEEN", "IN",
     "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "TRUE", "YES", "FALSE", "NO", "NIL", "NULL",
   ]
+
+  /// Whether the token can end an operand, so that a `+` or `-` after it is arithmetic, not the
+  /// sign of a number: `stars -5` is `stars - 5`.
+  var endsOperand: Bool {
+    switch kind {
+    case .identifier: !isReservedWord || keyword(among: ["TRUE", "YES", "FALSE", "NO", "NIL", "NULL"]) != nil
+    case .string, .integer, .decimal, .date, .valuePlaceholder, .keyPathPlaceholder, .collectionOperator: true
+    case .symbol(let symbol): symbol == .rightParenthesis || symbol == .rightBracket || symbol == .rightBrace
+    case .end: false
+    }
+  }
 
   /// Whether the token is an identifier that is a reserved word.
   var isReservedWord: Bool {

@@ -53,11 +53,6 @@ extension StringComparisons {
     comparing(.notEqual, .string(text), options: options)
   }
 
-  /// `BETWEEN {low, high}`, both bounds included.
-  public func between(_ low: String, _ high: String, options: StringOptions = []) -> Condition {
-    comparing(.between, .list([.string(low), .string(high)]), options: options)
-  }
-
   /// `<`, in the order of Unicode scalar values.
   public static func < (lhs: Self, rhs: String) -> Condition {
     lhs.comparing(.less, .string(rhs), options: [])

@@ -133,10 +133,6 @@ public struct TypedIntegerElement: TypedListElementKind {
   public static func >= (lhs: TypedIntegerElement, rhs: Int) -> ListElementCondition {
     lhs.condition(.greaterOrEqual, rhs.queryValue)
   }
-  /// `BETWEEN {low, high}`.
-  public func between(_ low: Int, _ high: Int) -> ListElementCondition {
-    condition(.between, .list([low.queryValue, high.queryValue]))
-  }
   /// `IN {…}`.
   public func `in`(_ values: [Int]) -> ListElementCondition { condition(.in, values.queryValue) }
 }

@@ -25,8 +25,8 @@ extension Query {
   /// This query narrowed by a condition in the query language over the fields of `schema`: its
   /// predicate AND the parsed one.
   ///
-  /// The text may end in `SORT(…)` and `LIMIT(…)` too: its sort keys come after this query's and
-  /// its limit replaces this query's, as `sorted(by:)` and `limit(_:)` would.
+  /// The text may end in `SORT(…)`, `DISTINCT(…)` and `LIMIT(…)` clauses too: they apply after
+  /// this query's clauses.
   public func filter(_ text: String, schema: CollectionSchema, arguments: [any QueryArgument])
     throws(QueryError)
     -> Query
@@ -34,8 +34,7 @@ extension Query {
     let parsed = try Query(parsing: text, for: schema, arguments: arguments)
     var query = self
     query.predicate = predicate.narrowed(by: parsed.predicate)
-    query.sort += parsed.sort
-    if let limit = parsed.limit { query.limit = limit }
+    query.clauses += parsed.clauses
     return query
   }
 
@@ -53,9 +52,7 @@ extension Query {
         kind: .typeMismatch,
         message: "\(QueryParser.describe(resolved)); a sort needs a field with one value per record")
     }
-    var query = self
-    query.sort.append(SortDescriptor(field: resolved, ascending: ascending))
-    return query
+    return appendingSortKey(SortDescriptor(field: resolved, ascending: ascending))
   }
 
   /// This query also sorted by a record type's property, after its existing sort keys:
@@ -63,15 +60,26 @@ extension Query {
   public func sorted<R: Record, V: FieldValueConvertible>(by keyPath: KeyPath<R, V>, ascending: Bool = true)
     -> Query
   {
+    appendingSortKey(SortDescriptor(field: RecordFields<R>.field(keyPath), ascending: ascending))
+  }
+
+  /// This query with at most `count` results (of those its clauses left); a negative count
+  /// means none.
+  public func limit(_ count: Int) -> Query {
     var query = self
-    query.sort.append(SortDescriptor(field: RecordFields<R>.field(keyPath), ascending: ascending))
+    query.clauses.append(.limit(max(0, count)))
     return query
   }
 
-  /// This query with at most `count` results; a negative count means none.
-  public func limit(_ count: Int) -> Query {
+  /// The key added to the last clause when it is a sort (as a tie-breaker of its keys), or as a
+  /// new sort after the last clause.
+  func appendingSortKey(_ key: SortDescriptor) -> Query {
     var query = self
-    query.limit = max(0, count)
+    if case .sort(let keys)? = query.clauses.last {
+      query.clauses[query.clauses.count - 1] = .sort(keys + [key])
+    } else {
+      query.clauses.append(.sort([key]))
+    }
     return query
   }
 }
