@@ -53,11 +53,14 @@ private func decode(_ bytes: [UInt8], lsn: UInt64) throws -> (event: Event, coll
   }
 }
 
-private func event(lsn: UInt64, time: CommitTime, _ change: Event.Change, ends: Bool, row: UInt64, previous: UInt64? = nil)
+private func event(
+  lsn: UInt64, time: CommitTime, _ change: Event.Change, ends: Bool, row: UInt64, previous: UInt64? = nil
+)
   -> Event
 {
   Event(
-    lsn: lsn, time: time, collection: "repositories", schemaVersion: 1, change: change, endsCommit: ends, row: row,
+    lsn: lsn, time: time, collection: "repositories", schemaVersion: 1, change: change, endsCommit: ends,
+    row: row,
     previousLSN: previous)
 }
 
@@ -93,7 +96,8 @@ public func fuzzEventDecoderInitialize(
       var seed: [UInt8] = [UInt8(index % 2 == 0 ? 1 : 3)]
       withUnsafeBytes(of: event.lsn.littleEndian) { seed.append(contentsOf: $0) }
       seed.append(contentsOf: bytes)
-      _ = FileManager.default.createFile(atPath: "\(directory)/seed-\(index)-\(collection)", contents: Data(seed))
+      _ = FileManager.default.createFile(
+        atPath: "\(directory)/seed-\(index)-\(collection)", contents: Data(seed))
     }
   }
   return 0

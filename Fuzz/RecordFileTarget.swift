@@ -36,7 +36,8 @@ public func fuzzRecordFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let again: [Mutation]
     do {
-      again = try RecordFile(source: "again", bytes: record.jsonBytes, format: .ndjson).mutations(of: Repository.self)
+      again = try RecordFile(source: "again", bytes: record.jsonBytes, format: .ndjson).mutations(
+        of: Repository.self)
     } catch {
       fatalError("the JSON of record \(String(describing: record.primaryKey)) does not decode: \(error)")
     }

@@ -119,7 +119,9 @@ struct QueryCases {
     try compare(
       "forks_count > watchers_count (two fields)", "forks_count > watchers_count", [],
       peers: [
-        Peer(label: "scan", engine: "SQLite scan", sql: "SELECT id FROM repos WHERE forks_count > watchers_count")
+        Peer(
+          label: "scan", engine: "SQLite scan", sql: "SELECT id FROM repos WHERE forks_count > watchers_count"
+        )
       ], suffixed: false)
 
     // A prefix: first beside the LIKE scan SQLite uses without an index for it, then beside its
