@@ -127,3 +127,61 @@ import Testing
     #expect(ends == [true, false])
   }
 }
+
+/// Standard input and files are mapped, not read into memory: a pipe goes through an unlinked
+/// temporary file in `TMPDIR`, which must be gone when the command ends.
+@Suite struct CommandLineInputTests {
+  static let lines = (1...2_000).map { "{\"id\": \($0), \"full_name\": \"o/r\($0)\"}" }.joined(
+    separator: "\n")
+
+  @Test func aPipeIsSpooledToATemporaryFileThatDoesNotOutliveTheCommand() throws {
+    let directory = try TemporaryDirectory()
+    let spool = directory.child("tmp")
+    try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: false)
+    let tool = CommandLineTool(store: directory.child("store"))
+    let result = try tool.run(
+      ["ingest", "--format", "json", "-"], input: Self.lines, environment: ["TMPDIR": spool])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("\"inserted\":2000"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: spool) == [])
+  }
+
+  @Test func aPipeWithoutRoomForItsCopySaysWhereToPutIt() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    let result = try tool.run(
+      ["ingest", "-"], input: Self.lines, environment: ["TMPDIR": directory.child("missing")])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("TMPDIR"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: directory.child("store")))
+  }
+
+  @Test func standardInputRedirectedFromAFileIsReadFromThatFile() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.child("in.ndjson")
+    try Data(Self.lines.utf8).write(to: URL(fileURLWithPath: path))
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLineTool.executable)
+    process.arguments = ["--store", directory.child("store"), "ingest", "--format", "json", "-"]
+    process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(text.contains("\"inserted\":2000"), "\(text)")
+  }
+
+  @Test func emptyInputsIngestNothing() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    let empty = directory.child("empty.ndjson")
+    _ = FileManager.default.createFile(atPath: empty, contents: Data())
+    for arguments in [["ingest", "--format", "json", empty], ["ingest", "--format", "json", "-"]] {
+      let result = try tool.run(arguments, input: "")
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+      #expect(result.stdout.contains("\"inserted\":0"), "\(arguments): \(result.stdout)")
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A file of records to ingest, held in memory and decoded on demand, for any collection.
+/// A file of records to ingest, mapped into memory (or held there) and decoded on demand, for
+/// any collection.
 ///
 /// Decoding is separate from reading so that a whole input can be checked before anything of it
 /// is committed, then decoded again batch by batch without holding every record at once.
@@ -9,20 +10,25 @@ public struct RecordFile: Sendable {
   public let source: String
   /// The detected or requested format.
   public let format: InputFormat
-  let bytes: [UInt8]
+  let bytes: InputBytes
 
   /// Wraps bytes already read; `format` overrides detection.
   public init(source: String, bytes: [UInt8], format: InputFormat? = nil) {
-    self.source = source
-    self.bytes = bytes
-    self.format = format ?? bytes.withUnsafeBufferPointer { InputFormat.detect(source: source, bytes: $0) }
+    self.init(source: source, input: InputBytes(bytes), format: format)
   }
 
-  /// Reads the file at `path` (`-` reads standard input to its end).
+  private init(source: String, input: InputBytes, format: InputFormat?) {
+    self.source = source
+    self.bytes = input
+    self.format = format ?? input.withUnsafeBufferPointer { InputFormat.detect(source: source, bytes: $0) }
+  }
+
+  /// Maps the file at `path` (`-` reads standard input to its end, through an unlinked temporary
+  /// file when it is a pipe: see `InputBytes`).
   public init(path: String, format: InputFormat? = nil) throws(InputError) {
-    let data: Data?
+    let input: InputBytes
     if path == "-" {
-      data = FileHandle.standardInput.readDataToEndOfFile()
+      input = try InputBytes.standardInput()
     } else {
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -31,10 +37,9 @@ public struct RecordFile: Sendable {
       guard !isDirectory.boolValue else {
         throw InputError(source: path, message: "is a directory, not a file")
       }
-      data = FileManager.default.contents(atPath: path)
+      input = try InputBytes.mapping(path: path)
     }
-    guard let data else { throw InputError(source: path, message: "cannot be read (check its permissions)") }
-    self.init(source: path, bytes: [UInt8](data), format: format)
+    self.init(source: path, input: input, format: format)
   }
 
   /// Size of the input in bytes, the unit of `forEachMutation`'s progress.

@@ -19,6 +19,9 @@ let ingestCommand = Command(
     ingest with exit status 2, a message naming file, line, column and field, and nothing written.
     Each file is one atomic commit, or with --batch N each run of N mutations. Within a commit
     the last mutation on a key wins; an upsert identical to the stored record writes no event.
+    Files are mapped, not read into memory; standard input from a pipe is first copied to a
+    temporary file in $TMPDIR, deleted when the command ends. A commit's pages are held in
+    memory until it is written, so --batch N bounds the memory a large input takes.
 
     options:
       --collection NAME    the collection to ingest into (default: repositories)
@@ -75,7 +78,8 @@ let ingestCommand = Command(
     var position = 0
     for file in files {
       var mutations: [Mutation] = []
-      var keep = keptCount < 500_000
+      // One commit per file reuses the checked mutations (up to a bound); batches decode again.
+      var keep = batchSize == nil && keptCount < 500_000
       try file.forEachMutation(for: input) { mutation, bytesRead in
         lastPosition[mutation.key] = position
         position += 1

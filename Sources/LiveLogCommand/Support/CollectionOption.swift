@@ -108,9 +108,10 @@ enum RecordText {
       fields = [schema.primaryKey] + schema.fields.filter { $0 != schema.primaryKey }.prefix(3)
     }
     var table = TextTable(
+      // Escaped like every cell, though a checked schema's field names are ASCII identifiers.
       header: fields.map {
         $0.name == "stargazers_count"
-          ? "STARS" : $0.name.replacingOccurrences(of: "_", with: " ").uppercased()
+          ? "STARS" : TerminalSafe.escaped($0.name.replacingOccurrences(of: "_", with: " ").uppercased())
       },
       rightAligned: Set(fields.indices.filter { [.integer, .double].contains(fields[$0].type) }))
     for record in records {

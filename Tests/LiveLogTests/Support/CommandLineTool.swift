@@ -1,5 +1,8 @@
 import Foundation
 
+/// SIGPIPE ignored, once per test process.
+private let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
 /// Runs the `livelog` executable built next to the test bundle, as a user would.
 struct CommandLineTool {
   struct Result {
@@ -43,9 +46,12 @@ struct CommandLineTool {
     process.standardOutput = stdout
     process.standardError = stderr
     process.standardInput = stdin
+    // A child that exits before reading all its input (a refused ingest) closes the pipe: the
+    // write must fail with EPIPE, not end the test process by SIGPIPE.
+    _ = ignoreBrokenPipes
     try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try stdin.fileHandleForWriting.close()
+    if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)) }
+    try? stdin.fileHandleForWriting.close()
     // Read both pipes to their ends before waiting, so a large output cannot block the child.
     let group = DispatchGroup()
     nonisolated(unsafe) var errorData = Data()
