@@ -7,11 +7,9 @@ struct LiveElement: Comparable, Sendable {
   var row: Row
 
   static func < (a: LiveElement, b: LiveElement) -> Bool {
-    for index in 0..<min(a.keys.count, b.keys.count) {
-      let order = SortOrder.compare(a.keys[index].value, b.keys[index].value)
-      if order != 0 { return a.keys[index].ascending ? order < 0 : order > 0 }
-    }
-    return a.row < b.row
+    SortOrder.precedes(
+      rows: (a.row, b.row), keyCount: min(a.keys.count, b.keys.count),
+      keys: { (a.keys[$0].value, b.keys[$0].value) }, ascending: { a.keys[$0].ascending })
   }
 
   static func == (a: LiveElement, b: LiveElement) -> Bool {

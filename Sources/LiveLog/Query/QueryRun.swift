@@ -95,11 +95,22 @@ enum SortOrder {
   static func precedes(
     _ a: (keys: [FieldValue], row: Row), _ b: (keys: [FieldValue], row: Row), ascending: (Int) -> Bool
   ) -> Bool {
-    for index in 0..<min(a.keys.count, b.keys.count) {
-      let order = compare(a.keys[index], b.keys[index])
+    precedes(
+      rows: (a.row, b.row), keyCount: min(a.keys.count, b.keys.count), keys: { (a.keys[$0], b.keys[$0]) },
+      ascending: ascending)
+  }
+
+  /// `precedes(_:_:ascending:)` for rows whose `index`-th keys `keys(index)` gives, as a pair.
+  @inline(__always)
+  static func precedes(
+    rows: (Row, Row), keyCount: Int, keys: (Int) -> (FieldValue, FieldValue), ascending: (Int) -> Bool
+  ) -> Bool {
+    for index in 0..<keyCount {
+      let (a, b) = keys(index)
+      let order = compare(a, b)
       if order != 0 { return ascending(index) ? order < 0 : order > 0 }
     }
-    return a.row < b.row
+    return rows.0 < rows.1
   }
 
   static func compare(_ a: FieldValue, _ b: FieldValue) -> Int {
