@@ -2,6 +2,7 @@ import Foundation
 
 let scenarios: [Scenario] = [
   .ingest,
+  .commit,
   .changesets,
   .query,
   .live,
