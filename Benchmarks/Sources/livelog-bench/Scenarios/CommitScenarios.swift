@@ -38,9 +38,8 @@ extension Scenario {
           let summary = try store.write(mutations)
           let elapsed = now() - start
           guard summary.inserted == 15, summary.updated == 15 else {
-            throw SQLiteDatabase.Failure(
-              message:
-                "a page wrote \(summary.inserted) new and \(summary.updated) updated records, not 15 and 15")
+            throw BenchmarkFailure(
+              "a page wrote \(summary.inserted) new and \(summary.updated) updated records, not 15 and 15")
           }
           if index >= warmup { ourTimes.append(elapsed) }
         }
