@@ -3,6 +3,7 @@ import Foundation
 let scenarios: [Scenario] = [
   .ingest,
   .commit,
+  .group,
   .changesets,
   .query,
   .live,
