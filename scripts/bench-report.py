@@ -56,6 +56,13 @@ SCENARIOS = {
         "LiveLog's own index set (FTS5 trigram and B-trees), fed the same pages; it files a stored "
         "row's text and topics again only when they changed. Each commit is timed on its own.",
     ),
+    "group": (
+        "Group commit (issue 17)",
+        "Durable commits of one new record each from 1 and from 4 threads at once. LiveLog's "
+        "commits that arrive while another is being flushed share the next transaction and its "
+        "fsyncs; the peer is raw LMDB, where each durable append from each thread pays its own. "
+        "Latencies are per commit; the notes give commits per second over the whole run.",
+    ),
     "query": (
         "Query (issue 3)",
         "The seed's query, `full_name CONTAINS[c] term` with and without `AND language == 'Swift'`, "
