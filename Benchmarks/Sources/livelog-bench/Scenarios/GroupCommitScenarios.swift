@@ -18,9 +18,13 @@ extension Scenario {
       let storeDirectory = try context.freshDirectory("group-store")
       let ours = Timings()
       let ourStart = now()
+      var shared: (transactions: Int, requests: Int) = (0, 0)
       do {
         let store = try Store(directory: storeDirectory.path)
         try store.write([.upsert(repositories[0])])
+        // The store's own environment (one per directory and process): how many commits shared.
+        let environment = try Environment.open(path: storeDirectory.path)
+        let before = environment.groupCommitCounts
         try concurrently(writers) { writer in
           for index in 0..<perWriter where writer * perWriter + index > 0 {
             let mutation = Mutation.upsert(repositories[writer * perWriter + index])
@@ -29,6 +33,8 @@ extension Scenario {
             ours.add(now() - start)
           }
         }
+        let after = environment.groupCommitCounts
+        shared = (after.transactions - before.transactions, after.requests - before.requests)
       }
       let ourWall = now() - ourStart
 
@@ -58,7 +64,11 @@ extension Scenario {
           size: writers * perWriter,
           ours: Figure(engine: "LiveLog", stats: Statistics(ours.all), itemsPerOperation: 1),
           peer: Figure(engine: "raw LMDB durable append", stats: Statistics(peer.all), itemsPerOperation: 1),
-          notes: ["commits/s": commits / ourWall, "peer commits/s": commits / peerWall]))
+          notes: [
+            "commits/s": commits / ourWall, "peer commits/s": commits / peerWall,
+            "commits per transaction": shared.transactions > 0
+              ? Double(shared.requests) / Double(shared.transactions) : 0,
+          ]))
     }
   }
 }
