@@ -25,8 +25,10 @@ let package = Package(
       providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
     ),
     .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strictSettings),
+    // Our own C: CRC-32C by the processor's instructions, with a run-time check (Encoding/CRC32C.swift).
+    .target(name: "CCRC32C"),
     .target(name: "Changesets", swiftSettings: strictSettings),
-    .target(name: "LiveLog", dependencies: ["LMDB", "Changesets"], swiftSettings: strictSettings),
+    .target(name: "LiveLog", dependencies: ["LMDB", "Changesets", "CCRC32C"], swiftSettings: strictSettings),
     .target(name: "GitHubSearch", dependencies: ["LiveLog"], swiftSettings: strictSettings),
     .executableTarget(
       name: "LiveLogCommand", dependencies: ["LiveLog", "Changesets", "GitHubSearch"],

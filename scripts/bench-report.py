@@ -47,6 +47,22 @@ SCENARIOS = {
         "lookups). Each commit is timed on its own; the size column is the number of records "
         "written.",
     ),
+    "commit": (
+        "Small durable commits (issue 17)",
+        "What an app does most: a durable commit of a page of 30 search results, 15 new and 15 "
+        "already stored (more stars, a later `updated_at`), into a store of the real fixtures "
+        "(`repos-2022` and `api-repos`, the smallest size) and, in a full run, into larger ones "
+        "padded with generated records. The peer is SQLite in WAL mode with `synchronous=FULL` and "
+        "LiveLog's own index set (FTS5 trigram and B-trees), fed the same pages; it files a stored "
+        "row's text and topics again only when they changed. Each commit is timed on its own.",
+    ),
+    "group": (
+        "Group commit (issue 17)",
+        "Durable commits of one new record each from 1 and from 4 threads at once. LiveLog's "
+        "commits that arrive while another is being flushed share the next transaction and its "
+        "fsyncs; the peer is raw LMDB, where each durable append from each thread pays its own. "
+        "Latencies are per commit; the notes give commits per second over the whole run.",
+    ),
     "query": (
         "Query (issue 3)",
         "The seed's query, `full_name CONTAINS[c] term` with and without `AND language == 'Swift'`, "

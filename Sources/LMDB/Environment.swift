@@ -28,6 +28,8 @@ public final class Environment: @unchecked Sendable {
   public let options: EnvironmentOptions
   private let access = AccessLock()
   private let writer = WriterLock()
+  /// The writers of `writeGrouped` waiting to share a commit.
+  let commitGroup = CommitGroup()
   /// The directory's key in `OpenEnvironments`.
   private let registryKey: String
   /// When commits reach the disk now: the strictest any opener asked for.
@@ -97,7 +99,8 @@ public final class Environment: @unchecked Sendable {
         code: LMDBError.alreadyOpenCode, operation: "open(\(path))",
         message: options.withoutLock
           ? "this process has it open without LMDB's lock file (for maintenance that holds it alone); wait for that to end"
-          : "this process has it open with LMDB's lock file, and it cannot also be opened without; close it first")
+          : "this process has it open with LMDB's lock file, and it cannot also be opened without; close it first"
+      )
     }
     if requested.maxDatabases > options.maxDatabases {
       throw LMDBError(

@@ -2,6 +2,8 @@ import Foundation
 
 let scenarios: [Scenario] = [
   .ingest,
+  .commit,
+  .group,
   .changesets,
   .query,
   .live,

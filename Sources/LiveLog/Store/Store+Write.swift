@@ -11,7 +11,7 @@ extension Store {
   /// collection is created (or evolved to its declaration) the first time it is written.
   @discardableResult
   public func write(_ mutations: [Mutation]) throws -> CommitSummary {
-    try commit(expecting: nil) { _, _ in (mutations, ()) }.summary
+    try commit(expecting: nil, grouped: true) { _, _ in (mutations, ()) }.summary
   }
 
   /// Applies `mutations` as one atomic commit; see `write(_:)` for arrays.
@@ -23,9 +23,11 @@ extension Store {
   /// Runs `produce` in one LMDB write transaction and commits the mutations it returns, with
   /// the value it returns. `produce` may run more than once: when a collection it writes must be
   /// created or evolved first (which takes its own transaction), when another process changed a
-  /// schema meanwhile, and when the map grows.
+  /// schema meanwhile, and when the map grows. `grouped`: the commit may share its transaction
+  /// and fsync with other threads' (`Environment.writeGrouped`; `produce` may then run on
+  /// another writer's thread).
   func commit<T>(
-    expecting version: UInt64?,
+    expecting version: UInt64?, grouped: Bool = false,
     _ produce: (WriteTransaction, CatalogState) throws -> (mutations: [Mutation], value: T)
   ) throws -> (summary: CommitSummary, value: T) {
     guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
@@ -34,7 +36,7 @@ extension Store {
         let time = CommitTime.now
         let outcome: CommitOutcome<T>
         do {
-          outcome = try environment.write { txn -> CommitOutcome<T> in
+          outcome = try write(grouped: grouped) { txn -> CommitOutcome<T> in
             guard let state = try catalog.state(in: txn) else { return .again([]) }
             if let version {
               let current = try log.lastLSN(txn)

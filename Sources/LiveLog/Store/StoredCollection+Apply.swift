@@ -41,6 +41,13 @@ extension StoredCollection {
     }
     var indexes = indexWriter()
     for change in changes {
+      if change.kind == .updated, oldSchema == nil, let oldRecord = change.oldRecord,
+        let values = change.newValues
+      {
+        let (old, new) = try updatedEntries(oldRecord, values, row: change.row)
+        indexes.change(row: Row(change.row), old: old, new: new)
+        continue
+      }
       let old = try change.oldRecord.map { bytes in
         try bytes.withUnsafeBytes { try entries(of: $0, row: change.row, schema: oldSchema) }
       }
@@ -72,5 +79,21 @@ extension StoredCollection {
       }
     }
     try setNextRow(nextRow, txn)
+  }
+
+  /// The index entries, before and after, of only the indexed fields an update changed: the
+  /// entries of a field it kept are equal on both sides and would cancel out, so a change of
+  /// `stargazers_count` alone never folds or splits text into trigrams.
+  func updatedEntries(_ oldRecord: [UInt8], _ values: [FieldValue], row: UInt64) throws
+    -> (old: IndexEntries, new: IndexEntries)
+  {
+    let stored = try oldRecord.withUnsafeBytes { try self.values($0, row: row) }
+    let changed = schema.fields.filter { field in
+      !field.indexes.isEmpty
+        && (field.position < stored.count ? stored[field.position] : .null)
+          != (field.position < values.count ? values[field.position] : .null)
+    }
+    guard !changed.isEmpty else { return (IndexEntries(), IndexEntries()) }
+    return (IndexEntries(stored, fields: changed), IndexEntries(values, fields: changed))
   }
 }

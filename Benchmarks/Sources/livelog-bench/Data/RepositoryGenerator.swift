@@ -10,6 +10,8 @@ import LiveLog
 /// while the combinations are new. The same seed always gives the same records.
 struct RepositoryGenerator {
   let base: [Repository]
+  /// The API fixtures' records (`api-repos`), whole.
+  let api: [Repository]
   let descriptions: [String]
 
   /// Loads the real records from the repository's fixtures.
@@ -17,14 +19,25 @@ struct RepositoryGenerator {
     let csv = try RecordFile(path: fixtures.appendingPathComponent("repos-2022.csv").path)
     base = try csv.records(of: Repository.self)
     var descriptions: [String] = []
+    var api: [Repository] = []
     for index in 0...4 {
       let file = try RecordFile(
         path: fixtures.appendingPathComponent("api-repos/repos-0\(index).ndjson").path)
       for repository in try file.records(of: Repository.self) {
+        api.append(repository)
         if let text = repository.description, !text.isEmpty { descriptions.append(text) }
       }
     }
+    self.api = api
     self.descriptions = descriptions
+  }
+
+  /// Every real record of the fixtures, once per id (the API's version where both files hold
+  /// one): `repos-2022.csv` and `api-repos`, about 27,000 repositories.
+  var realRepositories: [Repository] {
+    let apiIDs = Set(api.map(\.id))
+    var seen = Set<Int64>()
+    return (base.filter { !apiIDs.contains($0.id) } + api).filter { seen.insert($0.id).inserted }
   }
 
   static var defaultFixtures: URL {

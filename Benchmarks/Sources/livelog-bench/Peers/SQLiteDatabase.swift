@@ -117,6 +117,19 @@ final class Statement {
     return result
   }
 
+  /// The first row's first `columns` columns as text (nil for NULL), or nil when there is no row.
+  func texts(columns: Int32) throws -> [String?]? {
+    defer { sqlite3_reset(handle) }
+    let rc = sqlite3_step(handle)
+    guard rc == SQLITE_ROW else {
+      guard rc == SQLITE_DONE else {
+        throw SQLiteDatabase.Failure(message: String(cString: sqlite3_errmsg(database)))
+      }
+      return nil
+    }
+    return (0..<columns).map { column in sqlite3_column_text(handle, column).map { String(cString: $0) } }
+  }
+
   /// The rows of `EXPLAIN QUERY PLAN`'s detail column, joined: how SQLite runs the statement.
   func planDetails() throws -> String {
     defer { sqlite3_reset(handle) }

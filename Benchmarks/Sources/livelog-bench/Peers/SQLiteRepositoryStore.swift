@@ -11,6 +11,10 @@ final class SQLiteRepositoryStore {
   private let insertRow: Statement
   private let insertText: Statement
   private let insertTopic: Statement
+  private let selectText: Statement
+  private let updateRow: Statement
+  private let deleteText: Statement
+  private let deleteTopics: Statement
 
   /// `durable`: WAL with `synchronous=FULL` (an fsync per commit, like LiveLog's durable mode);
   /// otherwise `synchronous=OFF` (like LiveLog's no-sync mode).
@@ -53,46 +57,108 @@ final class SQLiteRepositoryStore {
     insertText = try database.prepare(
       "INSERT INTO repos_text(rowid, full_name, name, description, owner_login) VALUES (?1, ?2, ?3, ?4, ?5)")
     insertTopic = try database.prepare("INSERT OR IGNORE INTO repo_topics VALUES (?1, ?2)")
+    selectText = try database.prepare(
+      "SELECT full_name, name, description, owner_login, topics FROM repos WHERE id = ?1")
+    updateRow = try database.prepare(
+      """
+      UPDATE repos SET node_id = ?2, full_name = ?3, name = ?4, owner_login = ?5, owner_avatar_url = ?6,
+        html_url = ?7, description = ?8, language = ?9, fork = ?10, archived = ?11, license = ?12,
+        topics = ?13, stargazers_count = ?14, forks_count = ?15, watchers_count = ?16,
+        open_issues_count = ?17, size = ?18, created_at = ?19, updated_at = ?20, pushed_at = ?21,
+        default_branch = ?22
+      WHERE id = ?1
+      """)
+    // A contentless FTS5 table forgets a row's entries given the text they were made from.
+    deleteText = try database.prepare(
+      """
+      INSERT INTO repos_text(repos_text, rowid, full_name, name, description, owner_login)
+      VALUES ('delete', ?1, ?2, ?3, ?4, ?5)
+      """)
+    deleteTopics = try database.prepare("DELETE FROM repo_topics WHERE repo = ?1")
+  }
+
+  /// The row's 22 columns, in the order of `repos` (the statement's parameters ?1 … ?22).
+  private func bindRow(_ statement: Statement, _ r: Repository) {
+    statement.bind(1, r.id)
+    statement.bind(2, r.nodeID)
+    statement.bind(3, r.fullName)
+    statement.bind(4, r.name)
+    statement.bind(5, r.ownerLogin)
+    statement.bind(6, r.ownerAvatarURL)
+    statement.bind(7, r.htmlURL)
+    statement.bind(8, r.description)
+    statement.bind(9, r.language)
+    statement.bind(10, r.isFork.map { $0 ? 1 : 0 })
+    statement.bind(11, r.isArchived.map { $0 ? 1 : 0 })
+    statement.bind(12, r.licenseSPDXID)
+    statement.bind(13, r.topics?.joined(separator: ","))
+    statement.bind(14, r.stargazersCount)
+    statement.bind(15, r.forksCount)
+    statement.bind(16, r.watchersCount)
+    statement.bind(17, r.openIssuesCount)
+    statement.bind(18, r.size)
+    statement.bind(19, r.createdAt?.secondsSince1970)
+    statement.bind(20, r.updatedAt?.secondsSince1970)
+    statement.bind(21, r.pushedAt?.secondsSince1970)
+    statement.bind(22, r.defaultBranch)
+  }
+
+  private func insertText(of r: Repository) throws {
+    insertText.bind(1, r.id)
+    insertText.bind(2, r.fullName)
+    insertText.bind(3, r.name)
+    insertText.bind(4, r.description)
+    insertText.bind(5, r.ownerLogin)
+    try insertText.run()
+  }
+
+  private func insertTopics(of r: Repository) throws {
+    for topic in r.topics ?? [] {
+      insertTopic.bind(1, topic)
+      insertTopic.bind(2, r.id)
+      try insertTopic.run()
+    }
+  }
+
+  /// Writes a page of records, new or already stored, in one transaction, as an app refreshing
+  /// search results would with SQLite: a new id is inserted with its text and topics; a stored
+  /// one is updated in place, and its text and topics are filed again only when they changed.
+  func upsert(_ page: [Repository]) throws {
+    try database.execute("BEGIN")
+    for r in page {
+      selectText.bind(1, r.id)
+      guard let old = try selectText.texts(columns: 5) else {
+        bindRow(insertRow, r)
+        try insertRow.run()
+        try insertText(of: r)
+        try insertTopics(of: r)
+        continue
+      }
+      bindRow(updateRow, r)
+      try updateRow.run()
+      if old[0] != r.fullName || old[1] != r.name || old[2] != r.description || old[3] != r.ownerLogin {
+        deleteText.bind(1, r.id)
+        for column in 0..<4 { deleteText.bind(Int32(column + 2), old[column]) }
+        try deleteText.run()
+        try insertText(of: r)
+      }
+      if old[4] != r.topics?.joined(separator: ",") {
+        deleteTopics.bind(1, r.id)
+        try deleteTopics.run()
+        try insertTopics(of: r)
+      }
+    }
+    try database.execute("COMMIT")
   }
 
   /// Inserts a batch in one transaction (new ids only: the contentless FTS table is not updated).
   func insert(_ batch: ArraySlice<Repository>) throws {
     try database.execute("BEGIN")
     for r in batch {
-      insertRow.bind(1, r.id)
-      insertRow.bind(2, r.nodeID)
-      insertRow.bind(3, r.fullName)
-      insertRow.bind(4, r.name)
-      insertRow.bind(5, r.ownerLogin)
-      insertRow.bind(6, r.ownerAvatarURL)
-      insertRow.bind(7, r.htmlURL)
-      insertRow.bind(8, r.description)
-      insertRow.bind(9, r.language)
-      insertRow.bind(10, r.isFork.map { $0 ? 1 : 0 })
-      insertRow.bind(11, r.isArchived.map { $0 ? 1 : 0 })
-      insertRow.bind(12, r.licenseSPDXID)
-      insertRow.bind(13, r.topics?.joined(separator: ","))
-      insertRow.bind(14, r.stargazersCount)
-      insertRow.bind(15, r.forksCount)
-      insertRow.bind(16, r.watchersCount)
-      insertRow.bind(17, r.openIssuesCount)
-      insertRow.bind(18, r.size)
-      insertRow.bind(19, r.createdAt?.secondsSince1970)
-      insertRow.bind(20, r.updatedAt?.secondsSince1970)
-      insertRow.bind(21, r.pushedAt?.secondsSince1970)
-      insertRow.bind(22, r.defaultBranch)
+      bindRow(insertRow, r)
       try insertRow.run()
-      insertText.bind(1, r.id)
-      insertText.bind(2, r.fullName)
-      insertText.bind(3, r.name)
-      insertText.bind(4, r.description)
-      insertText.bind(5, r.ownerLogin)
-      try insertText.run()
-      for topic in r.topics ?? [] {
-        insertTopic.bind(1, topic)
-        insertTopic.bind(2, r.id)
-        try insertTopic.run()
-      }
+      try insertText(of: r)
+      try insertTopics(of: r)
     }
     try database.execute("COMMIT")
   }

@@ -205,12 +205,3 @@ private struct RepositoryRow: Comparable, Sendable {
     return a.rowID < b.rowID
   }
 }
-
-/// A benchmark whose result failed its own sanity check.
-private struct BenchmarkFailure: Error, CustomStringConvertible {
-  var description: String
-
-  init(_ description: String) {
-    self.description = description
-  }
-}
