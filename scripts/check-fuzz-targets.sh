@@ -11,6 +11,6 @@ status=0
 for target in Fuzz/*.swift; do
   "$swiftc" -typecheck -swift-version 6 -enable-upcoming-feature ExistentialAny \
     -enable-upcoming-feature InternalImportsByDefault -parse-as-library \
-    -I "$modules" -I Sources/CLMDB "$target" || { echo "error: $target does not compile; see above" >&2; status=1; }
+    -I "$modules" -I Sources/CLMDB -I Sources/CCRC32C/include "$target" || { echo "error: $target does not compile; see above" >&2; status=1; }
 done
 exit $status

@@ -20,7 +20,8 @@ target=${1:?usage: scripts/fuzz.sh query|json|event|build SECONDS}
 mkdir -p "$build"
 
 common="-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
-  -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I $build -I $root/Sources/CLMDB"
+  -O -enable-testing -sanitize=fuzzer,address -parse-as-library -I $build -I $root/Sources/CLMDB
+  -I $root/Sources/CCRC32C/include"
 
 # Rebuilds a module when any of its sources is newer than its object file.
 module() {
@@ -33,6 +34,12 @@ module() {
   "$swiftc" $common -module-name "$name" -wmo -c $(find "$dir" -name '*.swift' | sort) \
     -emit-module -emit-module-path "$build/$name.swiftmodule" -o "$build/$name.o"
 }
+# The C target the engine's checksums call (the processor's CRC32C instructions).
+clang=${CLANG:-$(dirname "$(command -v "$swiftc")")/clang}
+if [ ! -f "$build/crc32c.o" ] || [ Sources/CCRC32C/crc32c.c -nt "$build/crc32c.o" ]; then
+  echo "compiling CCRC32C ..."
+  "$clang" -O2 -fsanitize=address -I Sources/CCRC32C/include -c Sources/CCRC32C/crc32c.c -o "$build/crc32c.o"
+fi
 module Changesets Sources/Changesets
 module LMDB Sources/LMDB
 module LiveLog Sources/LiveLog
@@ -40,12 +47,12 @@ module LiveLog Sources/LiveLog
 link() {
   name=$1 source=$2
   if [ -f "$build/fuzz-$name" ] && [ ! "$source" -nt "$build/fuzz-$name" ] \
-    && [ ! "$build/LiveLog.o" -nt "$build/fuzz-$name" ]; then
+    && [ ! "$build/LiveLog.o" -nt "$build/fuzz-$name" ] && [ ! "$build/crc32c.o" -nt "$build/fuzz-$name" ]; then
     return
   fi
   echo "linking fuzz-$name ..."
   # shellcheck disable=SC2086
-  "$swiftc" $common "$source" "$build/Changesets.o" "$build/LMDB.o" "$build/LiveLog.o" -llmdb \
+  "$swiftc" $common "$source" "$build/Changesets.o" "$build/LMDB.o" "$build/LiveLog.o" "$build/crc32c.o" -llmdb \
     -use-ld=lld -o "$build/fuzz-$name"
 }
 link query Fuzz/QueryParserTarget.swift

@@ -17,6 +17,9 @@ import Testing
 
   struct Figures {
     var maxReaders = 0
+    /// Reader slots in use once every delivery is made, while the results and subscriptions
+    /// are still held.
+    var idleReaders = 0
     var fileBytes = 0
     var seconds = 0.0
   }
@@ -65,7 +68,8 @@ import Testing
       if commit % 100 == 0 { figures.maxReaders = max(figures.maxReaders, store.environment.activeReaders()) }
     }
     store.synchronizeLiveQueries()
-    figures.maxReaders = max(figures.maxReaders, store.environment.activeReaders())
+    figures.idleReaders = store.environment.activeReaders()
+    figures.maxReaders = max(figures.maxReaders, figures.idleReaders)
     figures.seconds = Date().timeIntervalSince(started)
     let attributes = try FileManager.default.attributesOfItem(atPath: directory.child("store/data.mdb"))
     figures.fileBytes = (attributes[.size] as? Int) ?? 0
@@ -100,9 +104,12 @@ import Testing
         + "Holding \(Self.heldResults) results and \(Self.subscriptions) subscriptions: \(line(both)). "
         + "The subscriptions only: \(line(subscribed)). Neither: \(line(nothing))")
     #expect(both.maxReaders <= 4)
-    // Held results pin no pages. Short reads beside a fast writer delay page reuse a little, by
-    // timing (a few MB either way); a result that held its reader would keep every page of the
-    // 10,000 commits (hundreds of MB).
-    #expect(both.fileBytes <= 2 * max(subscribed.fileBytes, nothing.fileBytes) + 16 << 20)
+    // Held results pin no pages: once the deliveries are made no reader is left, so LMDB can
+    // reuse every page the commits freed. The file's size is printed, not checked: how far
+    // short reads beside a fast writer delay page reuse depends on timing, and on a loaded
+    // machine (two cores shared with the rest of the suite) it was seen to reach what a
+    // pinned reader would cost.
+    #expect(both.idleReaders == 0, "\(line(both))")
+    #expect(subscribed.idleReaders == 0, "\(line(subscribed))")
   }
 }
