@@ -1,5 +1,6 @@
 import Foundation
 import LiveLog
+import LiveLogReplication
 
 #if canImport(Glibc)
   import Glibc
@@ -20,19 +21,23 @@ let commands: [Command] = [
   exportCommand,
   importCommand,
   statsCommand,
+  followCommand,
 ]
 
 let toolHelp = """
   livelog — an event-sourced store of records (GitHub repositories and any collection you
   declare) with live queries
 
-  usage: livelog [--store DIR] [--max-map-size SIZE] <command> [options]
+  usage: livelog [--store DIR] [--max-map-size SIZE] [--nats URL[,URL...] --stream NAME] <command> [options]
 
   The store is DIR, else $LIVELOG_STORE, else ./livelog.store.
   --max-map-size SIZE caps the store's memory map, and so its data file (bytes, or with a K, M,
   G or T suffix: 512M). A commit that would need more fails with exit status 1 and writes
   nothing; the store stays usable, and a larger SIZE lets the commit through. Default: no cap
   but the disk.
+  --nats URL[,URL...] and --stream NAME (else $LIVELOG_NATS and $LIVELOG_STREAM) make every
+  command that writes (ingest, import, collection create, search) write through the store's NATS
+  JetStream stream, and `follow` apply it (Docs/Replication.md).
 
   commands:
   \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
@@ -45,6 +50,8 @@ func run() -> Int32 {
   var raw = Array(CommandLine.arguments.dropFirst())
   var storePath = ProcessInfo.processInfo.environment["LIVELOG_STORE"] ?? "livelog.store"
   var maximumMapSize: Int?
+  var natsServers = ProcessInfo.processInfo.environment["LIVELOG_NATS"]
+  var streamName = ProcessInfo.processInfo.environment["LIVELOG_STREAM"]
   // Global options come before the command.
   while let first = raw.first, first.hasPrefix("-") {
     if first == "--help" || first == "-h" {
@@ -63,6 +70,20 @@ func run() -> Int32 {
     } else if first.hasPrefix("--store=") {
       storePath = String(first.dropFirst("--store=".count))
       raw.removeFirst()
+    } else if let option = ["--nats", "--stream"].first(where: { first == $0 || first.hasPrefix($0 + "=") }) {
+      let value: String
+      if first == option {
+        guard raw.count >= 2 else {
+          printError("error: \(option) needs a value\n\n\(toolHelp)")
+          return 2
+        }
+        value = raw[1]
+        raw.removeFirst(2)
+      } else {
+        value = String(first.dropFirst(option.count + 1))
+        raw.removeFirst()
+      }
+      if option == "--nats" { natsServers = value } else { streamName = value }
     } else if first == "--max-map-size" || first.hasPrefix("--max-map-size=") {
       let text: String
       if first == "--max-map-size" {
@@ -101,12 +122,26 @@ func run() -> Int32 {
     print(command.help)
     return 0
   }
+  var replication: ReplicationConfiguration?
+  switch (natsServers.flatMap { $0.isEmpty ? nil : $0 }, streamName.flatMap { $0.isEmpty ? nil : $0 }) {
+  case (let servers?, let stream?):
+    replication = ReplicationConfiguration(
+      servers: servers.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) },
+      stream: stream)
+  case (nil, nil):
+    break
+  default:
+    printError("error: --nats and --stream go together (or $LIVELOG_NATS and $LIVELOG_STREAM)\n\n\(toolHelp)")
+    return 2
+  }
   FaultReport.install(storePath: storePath)
   let output = Output()
   defer { output.flush() }
   do {
     return try command.run(
-      &arguments, CommandContext(storePath: storePath, maximumMapSize: maximumMapSize, output: output))
+      &arguments,
+      CommandContext(
+        storePath: storePath, maximumMapSize: maximumMapSize, output: output, replication: replication))
   } catch let error as UsageError {
     output.flush()
     printError("error: \(error.message)\n\n\(command.help)")

@@ -1,4 +1,6 @@
 import LiveLog
+import LiveLogReplication
+import Synchronization
 
 /// What every command gets: the store's directory, its map limit and the buffered output.
 struct CommandContext {
@@ -6,6 +8,12 @@ struct CommandContext {
   /// `--max-map-size`: the largest the store's map may grow to, or nil for no limit.
   var maximumMapSize: Int? = nil
   var output: Output
+  /// `--nats` and `--stream`: a store opened for writing writes through this stream.
+  var replication: ReplicationConfiguration? = nil
+  /// The replications of the stores opened for writing, kept for the command's life.
+  let held = HeldReplications()
+
+  var replications: [Replication] { held.list.withLock { $0 } }
 
   /// Opens the store, read-only when the command only reads. A store of an older format is
   /// upgraded first (which takes one write), with a note on standard error.
@@ -25,6 +33,10 @@ struct CommandContext {
       _ = try Store(directory: storePath, options: writable)
       store = try Store(directory: storePath, options: options)
     }
+    if let replication, !readOnly {
+      let attached = try Replication(store: store, configuration: replication)
+      held.list.withLock { $0.append(attached) }
+    }
     if store.isUnlocked {
       printError(
         "note: \(storePath) is not writable by this user: reading without LMDB's lock file, which is "
@@ -42,4 +54,9 @@ struct Command: Sendable {
   /// The full help of `livelog NAME --help`.
   var help: String
   var run: @Sendable (inout Arguments, CommandContext) throws -> Int32
+}
+
+/// What keeps a command's replications open while it runs.
+final class HeldReplications: Sendable {
+  let list = Mutex<[Replication]>([])
 }

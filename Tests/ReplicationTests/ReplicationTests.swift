@@ -1,0 +1,182 @@
+import Foundation
+import LiveLog
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import LiveLogReplication
+
+/// Writers and replicas of one store through a `nats-server -js` the tests start.
+@Suite(.serialized) struct ReplicationTests {
+  /// Commits of every kind: a collection made, inserts, updates, deletes, unchanged upserts.
+  static func writeHistory(_ store: Store, commits: Int, seed: UInt64) throws {
+    var random = SplitMix64(seed: seed)
+    for commit in 0..<commits {
+      var mutations: [Mutation] = []
+      for _ in 0..<(1 + Int(random.next() % 4)) {
+        let id = Int64(random.next() % 40)
+        if random.next() % 5 == 0 {
+          mutations.append(.delete(Note.self, id: id))
+        } else {
+          mutations.append(
+            .upsert(Note(id: id, text: "note \(id) of \(commit)", score: Int(random.next() % 100))))
+        }
+      }
+      try store.write(mutations)
+    }
+  }
+
+  @Test func aReplicaConvergesToTheWritersStateAndItsOwnReplay() throws {
+    let server = try NATSServer()
+    let directory = try TemporaryDirectory()
+    let writer = try Fixtures.store(directory.child("writer"))
+    let replica = try Fixtures.store(directory.child("replica"))
+    let writing = try Fixtures.replication(writer, server)
+    let following = try Fixtures.replication(replica, server)
+    let follower = BackgroundFollower(following)
+    try Self.writeHistory(writer, commits: 60, seed: 1)
+    let version = try writer.version()
+    try Fixtures.wait("the replica to reach \(version)") { try replica.version() == version }
+    let applied = try follower.stop()
+    #expect(applied == (try writing.status().sequence))
+    #expect(try replica.digest() == writer.digest())
+    #expect(try replica.count(Note.self) == writer.count(Note.self))
+    let rebuilt = try replica.replay(into: directory.child("replay"))
+    #expect(try rebuilt.digest() == replica.digest())
+    let status = try following.status()
+    #expect(status.sequence == status.streamHead)
+    #expect(status.version == version)
+  }
+
+  @Test func racingWritersCommitEachAcknowledgedWriteOnceInOneOrder() throws {
+    let server = try NATSServer()
+    let directory = try TemporaryDirectory()
+    let stores = try [Fixtures.store(directory.child("a")), Fixtures.store(directory.child("b"))]
+    let replications = try stores.map { try Fixtures.replication($0, server) }
+    let failures = Mutex<[String]>([])
+    DispatchQueue.concurrentPerform(iterations: 2) { writer in
+      let store = stores[writer]
+      for step in 0..<25 {
+        do {
+          // A read-modify-write: the closure runs again whenever the other writer got there first.
+          try store.write { txn in
+            let counter = try txn.record(Note.self, id: 1000) ?? Note(id: 1000, text: "counter", score: 0)
+            txn.upsert(Note(id: counter.id, text: counter.text, score: counter.score + 1))
+            txn.upsert(Note(id: Int64(writer * 100 + step), text: "by \(writer)", score: step))
+          }
+        } catch {
+          failures.withLock { $0.append("\(error)") }
+        }
+      }
+    }
+    #expect(failures.withLock { $0 } == [])
+    for replication in replications { try replication.catchUp() }
+    // Every increment counted once: no write was lost or applied twice.
+    for store in stores { #expect(try store.record(Note.self, id: 1000)?.score == 50) }
+    #expect(try stores[0].digest() == stores[1].digest())
+    #expect(try stores[0].count(Note.self) == 51)
+    let status = try replications[0].status()
+    // One collection made, then 50 commits; one message each.
+    #expect(status.streamHead == 51)
+    #expect(try stores[0].version() == 1 + 50 * 2)
+  }
+
+  @Test func aConditionalWriteFailsWhenAnotherWriterWasFirst() throws {
+    let server = try NATSServer()
+    let directory = try TemporaryDirectory()
+    let a = try Fixtures.store(directory.child("a"))
+    let b = try Fixtures.store(directory.child("b"))
+    let ra = try Fixtures.replication(a, server)
+    let rb = try Fixtures.replication(b, server)
+    try a.write([.upsert(Note(id: 1, text: "one", score: 1))])
+    try rb.catchUp()
+    let seen = try a.version()
+    try b.write([.upsert(Note(id: 2, text: "two", score: 2))])
+    #expect(throws: StoreError.versionConflict(expected: seen, found: seen + 1)) {
+      try a.write([.upsert(Note(id: 3, text: "three", score: 3))], expecting: seen)
+    }
+    #expect(try a.record(Note.self, id: 3) == nil)
+    #expect(try a.record(Note.self, id: 2) != nil)
+    #expect(try ra.status().streamHead == 3)
+  }
+
+  @Test func aStreamRewoundUnderAReplicaIsDetected() throws {
+    let server = try NATSServer()
+    let directory = try TemporaryDirectory()
+    let writer = try Fixtures.store(directory.child("writer"))
+    let replica = try Fixtures.store(directory.child("replica"))
+    do {
+      let writing = try Fixtures.replication(writer, server)
+      let following = try Fixtures.replication(replica, server)
+      try Self.writeHistory(writer, commits: 10, seed: 2)
+      try following.catchUp()
+      #expect(try replica.digest() == writer.digest())
+      let follower = BackgroundFollower(following)
+      // Delete the stream and make it again with another history, longer than the old one.
+      try writing.jetStream.deleteStream("notes")
+      let other = try Fixtures.store(directory.child("other"))
+      let rewriting = try Fixtures.replication(other, server)
+      try Self.writeHistory(other, commits: 20, seed: 3)
+      try Fixtures.wait("the follower to halt") { follower.failure != nil }
+      #expect(throws: ReplicationError.self) { try follower.stop() }
+      // Found by the head below the store's position while the stream was gone, or by the other
+      // commit at the position once it was back.
+      if case .diverged(let stream, _, _, let version, _)? = follower.failure as? ReplicationError {
+        #expect(stream == "notes")
+        #expect(version == (try replica.version()))
+      } else {
+        Issue.record("not a divergence: \(String(describing: follower.failure))")
+      }
+      withExtendedLifetime(rewriting) {}
+    }
+    // Opening the replica again finds the divergence at once, and so does a stream shorter than it.
+    #expect {
+      _ = try Fixtures.replication(replica, server)
+    } throws: { error in
+      guard case .diverged(_, 11, _, _, let reason) = error as? ReplicationError else { return false }
+      return reason.contains("not the commit the store applied")
+    }
+    let short = try NATSServer()
+    #expect {
+      _ = try Fixtures.replication(replica, short)
+    } throws: { error in
+      guard case .diverged(_, _, _, _, let reason) = error as? ReplicationError else { return false }
+      return reason.contains("below what the store has applied")
+    }
+    #expect(try replica.version() > 0)
+  }
+
+  @Test func aLiveQueryOnAReplicaSeesACommitWrittenElsewhere() throws {
+    let server = try NATSServer()
+    let directory = try TemporaryDirectory()
+    let writer = try Fixtures.store(directory.child("writer"))
+    let replica = try Fixtures.store(directory.child("replica"))
+    let writing = try Fixtures.replication(writer, server)
+    let following = try Fixtures.replication(replica, server)
+    try writer.write([.upsert(Note(id: 1, text: "first", score: 10))])
+    try following.catchUp()
+    let follower = BackgroundFollower(following)
+    let results = try replica.objects(Note.self).filter("score >= 10").sorted(by: "score")
+    let changes = try results.changes()
+    let deliveries = Mutex<[(initial: Bool, ids: [Int64])]>([])
+    let listening = Task {
+      for try await change in changes {
+        switch change {
+        case .initial(let results): deliveries.withLock { $0.append((true, (try? results.ids()) ?? [])) }
+        case .update(let results, _): deliveries.withLock { $0.append((false, (try? results.ids()) ?? [])) }
+        }
+      }
+    }
+    try Fixtures.wait("the first delivery") { deliveries.withLock { !$0.isEmpty } }
+    try writer.write([
+      .upsert(Note(id: 2, text: "second", score: 20)), .upsert(Note(id: 3, text: "low", score: 1)),
+    ])
+    try Fixtures.wait("an update on the replica") { deliveries.withLock { $0.contains { !$0.initial } } }
+    listening.cancel()
+    let seen = deliveries.withLock { $0 }
+    #expect(seen.map(\.initial) == [true, false])
+    #expect(seen.map(\.ids) == [[1], [1, 2]])
+    try follower.stop()
+    withExtendedLifetime(writing) {}
+  }
+}
