@@ -131,3 +131,59 @@ import Testing
     #expect(follower.standardError.contains("below what the store has applied (2)"))
   }
 }
+
+extension FollowCommandTests {
+  /// Runs `livelog` to its end.
+  static func livelog(_ arguments: [String], input: String) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stdout
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+  }
+
+  @Test func aStoreThatFollowsAndIsWrittenByAnotherProcessAppliesEachCommitOnce() throws {
+    let server = try NATSServer()
+    let directory = try TemporaryDirectory()
+    let writer = try Fixtures.store(directory.child("writer"))
+    let writing = try Fixtures.replication(writer, server)
+    try writer.write([.upsert(Note(id: 0, text: "first", score: 0))])
+    let replicaPath = directory.child("replica")
+    let follower = try FollowProcess(store: replicaPath, server: server)
+    try Fixtures.wait("the follower to apply the first commits") { follower.applied.count >= 2 }
+    let global = ["--store", replicaPath, "--nats", server.url, "--stream", "notes"]
+    for round in 1...5 {
+      try writer.write([.upsert(Note(id: Int64(round), text: "by the library", score: round))])
+      let ingest = try Self.livelog(
+        global + ["ingest", "--collection", "notes", "-"],
+        input: "{\"id\":\(100 + round),\"text\":\"by the command\",\"score\":\(round)}\n")
+      #expect(ingest.status == 0, "\(ingest.output)")
+    }
+    let head = try writing.status().streamHead ?? 0
+    #expect(head == 12)
+    try writing.catchUp()
+    #expect(try writer.version() == 12)
+    try Fixtures.wait("the replica to reach \(head)") {
+      try Self.livelog(["--store", replicaPath, "stats", "--format", "json"], input: "").output.contains(
+        "\"replication\":{\"stream\":\"notes\",\"sequence\":\(head),")
+    }
+    #expect(follower.end(SIGINT) == 0, "\(follower.standardError)")
+    // Each commit applied once, by whichever process saw it first: the follower never applied
+    // the command's own commits (even sequences from 4 on) and applied none twice.
+    let applied = follower.applied
+    #expect(Set(applied).count == applied.count)
+    #expect(applied.allSatisfy { $0 <= 2 || $0 % 2 == 1 })
+    let replica = try Fixtures.store(replicaPath)
+    #expect(try replica.digest() == writer.digest())
+    #expect(try replica.count(Note.self) == 11)
+  }
+}

@@ -171,7 +171,10 @@ import Testing
     try writer.write([
       .upsert(Note(id: 2, text: "second", score: 20)), .upsert(Note(id: 3, text: "low", score: 1)),
     ])
-    try Fixtures.wait("an update on the replica") { deliveries.withLock { $0.contains { !$0.initial } } }
+    try Fixtures.wait("an update on the replica") {
+      if let failure = follower.failure { throw failure }
+      return deliveries.withLock { $0.contains { !$0.initial } }
+    }
     listening.cancel()
     let seen = deliveries.withLock { $0 }
     #expect(seen.map(\.initial) == [true, false])

@@ -34,7 +34,7 @@ let followCommand = Command(
       throw UsageError(
         message: "follow needs --nats URL and --stream NAME (or $LIVELOG_NATS, $LIVELOG_STREAM)")
     }
-    let store = try context.openStore()
+    let store = try context.openStore(catchingUp: false)
     guard let replication = context.replications.last else {
       throw UsageError(message: "follow needs --nats URL and --stream NAME")
     }

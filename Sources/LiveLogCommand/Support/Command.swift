@@ -16,8 +16,12 @@ struct CommandContext {
   var replications: [Replication] { held.list.withLock { $0 } }
 
   /// Opens the store, read-only when the command only reads. A store of an older format is
-  /// upgraded first (which takes one write), with a note on standard error.
-  func openStore(readOnly: Bool = false, durability: StoreOptions? = nil) throws -> Store {
+  /// upgraded first (which takes one write), with a note on standard error. With `--nats`, a
+  /// store opened for writing writes through the stream, and has caught up with it unless
+  /// `catchingUp` is false.
+  func openStore(readOnly: Bool = false, durability: StoreOptions? = nil, catchingUp: Bool = true) throws
+    -> Store
+  {
     var options = durability ?? StoreOptions()
     options.readOnly = readOnly
     if let maximumMapSize { options.maximumMapSize = maximumMapSize }
@@ -34,7 +38,10 @@ struct CommandContext {
       store = try Store(directory: storePath, options: options)
     }
     if let replication, !readOnly {
+      // A writing command starts from the stream's head, so that what it checks first (a
+      // collection's schema) is what the stream holds.
       let attached = try Replication(store: store, configuration: replication)
+      if catchingUp { try attached.catchUp() }
       held.list.withLock { $0.append(attached) }
     }
     if store.isUnlocked {
