@@ -37,7 +37,8 @@ let toolHelp = """
   but the disk.
   --nats URL[,URL...] and --stream NAME (else $LIVELOG_NATS and $LIVELOG_STREAM) make every
   command that writes (ingest, import, collection create, search) write through the store's NATS
-  JetStream stream, and `follow` apply it (Docs/Replication.md).
+  JetStream stream, and `follow` apply it (Docs/Replication.md). --stream-replicas N (1 to 5,
+  default 1) is how many servers keep the stream when a command creates it.
 
   commands:
   \(commands.map { "  " + $0.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
@@ -52,6 +53,7 @@ func run() -> Int32 {
   var maximumMapSize: Int?
   var natsServers = ProcessInfo.processInfo.environment["LIVELOG_NATS"]
   var streamName = ProcessInfo.processInfo.environment["LIVELOG_STREAM"]
+  var streamReplicas = 1
   // Global options come before the command.
   while let first = raw.first, first.hasPrefix("-") {
     if first == "--help" || first == "-h" {
@@ -70,7 +72,9 @@ func run() -> Int32 {
     } else if first.hasPrefix("--store=") {
       storePath = String(first.dropFirst("--store=".count))
       raw.removeFirst()
-    } else if let option = ["--nats", "--stream"].first(where: { first == $0 || first.hasPrefix($0 + "=") }) {
+    } else if let option = ["--nats", "--stream", "--stream-replicas"].first(where: {
+      first == $0 || first.hasPrefix($0 + "=")
+    }) {
       let value: String
       if first == option {
         guard raw.count >= 2 else {
@@ -83,7 +87,16 @@ func run() -> Int32 {
         value = String(first.dropFirst(option.count + 1))
         raw.removeFirst()
       }
-      if option == "--nats" { natsServers = value } else { streamName = value }
+      switch option {
+      case "--nats": natsServers = value
+      case "--stream": streamName = value
+      default:
+        guard let count = Int(value), (1...5).contains(count) else {
+          printError("error: --stream-replicas takes 1 to 5, not '\(ControlEscaping.excerpt(value))'")
+          return 2
+        }
+        streamReplicas = count
+      }
     } else if first == "--max-map-size" || first.hasPrefix("--max-map-size=") {
       let text: String
       if first == "--max-map-size" {
@@ -128,6 +141,7 @@ func run() -> Int32 {
     replication = ReplicationConfiguration(
       servers: servers.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) },
       stream: stream)
+    replication?.replicas = streamReplicas
   case (nil, nil):
     break
   default:

@@ -59,7 +59,7 @@ final class JetStream: @unchecked Sendable {
     }
     return StreamState(
       firstSequence: info.pointee.State.FirstSeq, lastSequence: info.pointee.State.LastSeq,
-      created: info.pointee.Created)
+      created: info.pointee.Created, leader: info.pointee.Cluster?.pointee.Leader.map { String(cString: $0) })
   }
 
   /// Creates the stream (file storage, `replicas` copies, no limits) unless it exists.
@@ -177,6 +177,8 @@ struct StreamState: Sendable, Hashable {
   var lastSequence: UInt64
   /// When the stream was made, in nanoseconds since 1970.
   var created: Int64
+  /// The name of the server that leads the stream, in a cluster.
+  var leader: String?
 }
 
 /// How a publish ended.

@@ -251,9 +251,12 @@ final class StreamGate: CommitGate {
   /// Checks that the stream still holds, at the store's position, the commit the store applied
   /// there: a stream deleted and made again, or rewound by a server that lost acknowledged
   /// messages, shows here.
-  func verifyPosition() throws {
-    guard let position = try store.streamPosition(), position.sequence > 0 else { return }
-    try checkHead(try currentHead(), position)
+  /// Returns the stream's head.
+  @discardableResult
+  func verifyPosition() throws -> UInt64 {
+    let head = try currentHead()
+    guard let position = try store.streamPosition(), position.sequence > 0 else { return head }
+    try checkHead(head, position)
     let mismatch = { (reason: String, first: UInt64?) in
       ReplicationError.diverged(
         stream: self.stream, sequence: position.sequence, firstLSN: first, version: position.lsn,
@@ -269,6 +272,7 @@ final class StreamGate: CommitGate {
     guard commit.lastLSN == position.lsn,
       try store.loggedCommit(from: commit.firstLSN, through: commit.lastLSN) == commit
     else { throw mismatch("the stream's message there is not the commit the store applied", commit.firstLSN) }
+    return head
   }
 
   /// The stream's last sequence; 0 when the stream is gone (deleted under the store).

@@ -18,7 +18,8 @@ let followCommand = Command(
     commit is applied with its stream position in one transaction, so a follower ended at any
     moment (even by kill -9) resumes exactly. Commits this store's own writes applied first are
     skipped. Prints one line per applied commit with the follower's lag (commits of the stream
-    not applied yet); SIGINT or SIGTERM stops it cleanly (exit status 0).
+    not applied yet); SIGINT or SIGTERM stops it cleanly (exit status 0). While no server
+    answers (a restart, an election) it notes each failure on standard error and tries again.
 
     When the stream and the store disagree — a commit whose first LSN is not the store's version
     + 1, a checksum that fails, a commit made after another history, or a stream whose head is
@@ -49,15 +50,19 @@ let followCommand = Command(
     let stop = StopRequest()
     let signals = stop.install()
     defer { withExtendedLifetime(signals) {} }
-    try replication.follow(shouldStop: { stop.requested }) { commit in
-      if format == "json" {
-        output.line(
-          "{\"sequence\":\(commit.sequence),\"first_lsn\":\(commit.firstLSN),\"last_lsn\":\(commit.lastLSN),"
-            + "\"lag\":\(commit.lag)}")
-      } else {
-        output.line("applied \(commit.sequence): LSN \(commit.firstLSN)…\(commit.lastLSN), lag \(commit.lag)")
-      }
-    }
+    try replication.follow(
+      shouldStop: { stop.requested },
+      applied: { commit in
+        if format == "json" {
+          output.line(
+            "{\"sequence\":\(commit.sequence),\"first_lsn\":\(commit.firstLSN),\"last_lsn\":\(commit.lastLSN),"
+              + "\"lag\":\(commit.lag)}")
+        } else {
+          output.line(
+            "applied \(commit.sequence): LSN \(commit.firstLSN)…\(commit.lastLSN), lag \(commit.lag)")
+        }
+      },
+      problem: { printError("note: \($0); trying again") })
     withExtendedLifetime(store) {}
     return 0
   }

@@ -6,6 +6,8 @@ import TestSupport
 final class NATSServer: @unchecked Sendable {
   // Written once in init, then only read; `stop` is called from one test at a time.
   let port: Int
+  /// The server's name (`-n`): what a stream's cluster information calls its leader.
+  let name: String
   let directory: TemporaryDirectory
   private let process: Process
   private let logFile: String
@@ -36,15 +38,16 @@ final class NATSServer: @unchecked Sendable {
     guard let executable = Self.executable else { throw Missing() }
     directory = try TemporaryDirectory()
     self.port = try port ?? Self.freePort()
+    name = "n\(self.port)"
     logFile = directory.child("server.log")
     var arguments = [
       "-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", directory.child("jetstream"), "-l", logFile,
+      "--name", name,
     ]
     if let cluster {
       arguments += [
-        "--cluster_name", cluster.name, "--cluster", "nats://127.0.0.1:\(cluster.port)", "--name",
-        "n\(cluster.port)",
-        "--routes", cluster.routes.map { "nats://127.0.0.1:\($0)" }.joined(separator: ","),
+        "--cluster_name", cluster.name, "--cluster", "nats://127.0.0.1:\(cluster.port)", "--routes",
+        cluster.routes.map { "nats://127.0.0.1:\($0)" }.joined(separator: ","),
       ]
     }
     process = Process()
@@ -65,10 +68,24 @@ final class NATSServer: @unchecked Sendable {
 
   deinit { stop() }
 
-  func stop() {
+  /// Ends the server with `signal` (SIGTERM: a clean shutdown; SIGKILL: a crash).
+  func stop(_ signal: Int32 = SIGTERM) {
     guard process.isRunning else { return }
-    process.terminate()
+    kill(process.processIdentifier, signal)
     process.waitUntilExit()
+  }
+
+  /// Three servers of one JetStream cluster, each routed to the others.
+  static func cluster() throws -> [NATSServer] {
+    let clients = try (0..<3).map { _ in try freePort() }
+    let routes = try (0..<3).map { _ in try freePort() }
+    return try (0..<3).map { node in
+      try NATSServer(
+        port: clients[node],
+        cluster: (
+          name: "livelog", port: routes[node], routes: routes.indices.filter { $0 != node }.map { routes[$0] }
+        ))
+    }
   }
 
   /// A port nothing listens on now: the kernel's pick for a socket bound to port 0.

@@ -58,10 +58,9 @@ final class BackgroundFollower: Sendable {
   init(_ replication: Replication) {
     DispatchQueue.global().async { [self] in
       let result = Result { () throws -> Int in
-        try replication.follow(pollMilliseconds: 50, shouldStop: { self.stopping.load(ordering: .relaxed) }) {
-          _ in
-          self.applied.add(1, ordering: .relaxed)
-        }
+        try replication.follow(
+          pollMilliseconds: 50, shouldStop: { self.stopping.load(ordering: .relaxed) },
+          applied: { _ in self.applied.add(1, ordering: .relaxed) })
         return self.applied.load(ordering: .relaxed)
       }
       outcome.withLock { $0 = result }
