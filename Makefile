@@ -25,7 +25,7 @@ deps-nats-server:
 deps-test: deps deps-nats-server
 	@scripts/ensure-package.sh strace /usr/bin/strace strace || echo "note: no strace; its repair test will be skipped"
 
-deps-bench: deps
+deps-bench: deps deps-nats-server
 	@scripts/ensure-package.sh sqlite3 /usr/include/sqlite3.h libsqlite3-dev
 
 # Python 3 for the report generator; matplotlib for its charts (optional: without it the report

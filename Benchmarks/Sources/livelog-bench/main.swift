@@ -6,6 +6,7 @@ let scenarios: [Scenario] = [
   .query,
   .live,
   .replay,
+  .replication,
 ]
 
 func usage() -> String {
