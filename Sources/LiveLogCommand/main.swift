@@ -54,6 +54,18 @@ func run() -> Int32 {
   var natsServers = ProcessInfo.processInfo.environment["LIVELOG_NATS"]
   var streamName = ProcessInfo.processInfo.environment["LIVELOG_STREAM"]
   var streamReplicas = 1
+  /// The value of the global option `option` first in `raw` (`--name VALUE` or `--name=VALUE`),
+  /// taken off `raw`; `nil` when it has none.
+  func takeValue(_ option: String) -> String? {
+    guard let first = raw.first else { return nil }
+    if first == option {
+      guard raw.count >= 2 else { return nil }
+      defer { raw.removeFirst(2) }
+      return raw[1]
+    }
+    raw.removeFirst()
+    return String(first.dropFirst(option.count + 1))
+  }
   // Global options come before the command.
   while let first = raw.first, first.hasPrefix("-") {
     if first == "--help" || first == "-h" {
@@ -75,17 +87,9 @@ func run() -> Int32 {
     } else if let option = ["--nats", "--stream", "--stream-replicas"].first(where: {
       first == $0 || first.hasPrefix($0 + "=")
     }) {
-      let value: String
-      if first == option {
-        guard raw.count >= 2 else {
-          printError("error: \(option) needs a value\n\n\(toolHelp)")
-          return 2
-        }
-        value = raw[1]
-        raw.removeFirst(2)
-      } else {
-        value = String(first.dropFirst(option.count + 1))
-        raw.removeFirst()
+      guard let value = takeValue(option) else {
+        printError("error: \(option) needs a value\n\n\(toolHelp)")
+        return 2
       }
       switch option {
       case "--nats": natsServers = value
@@ -98,17 +102,9 @@ func run() -> Int32 {
         streamReplicas = count
       }
     } else if first == "--max-map-size" || first.hasPrefix("--max-map-size=") {
-      let text: String
-      if first == "--max-map-size" {
-        guard raw.count >= 2 else {
-          printError("error: --max-map-size needs a size (bytes, or 64M, 2G)\n\n\(toolHelp)")
-          return 2
-        }
-        text = raw[1]
-        raw.removeFirst(2)
-      } else {
-        text = String(first.dropFirst("--max-map-size=".count))
-        raw.removeFirst()
+      guard let text = takeValue("--max-map-size") else {
+        printError("error: --max-map-size needs a size (bytes, or 64M, 2G)\n\n\(toolHelp)")
+        return 2
       }
       guard let size = byteCount(text), size >= 64 << 10 else {
         printError(

@@ -58,8 +58,8 @@ final class JetStream: @unchecked Sendable {
       throw .nats(operation: "js_GetStreamInfo(\(name))", detail: "no stream information")
     }
     return StreamState(
-      firstSequence: info.pointee.State.FirstSeq, lastSequence: info.pointee.State.LastSeq,
-      created: info.pointee.Created, leader: info.pointee.Cluster?.pointee.Leader.map { String(cString: $0) })
+      lastSequence: info.pointee.State.LastSeq,
+      leader: info.pointee.Cluster?.pointee.Leader.map { String(cString: $0) })
   }
 
   /// Creates the stream (file storage, `replicas` copies, no limits) unless it exists.
@@ -173,10 +173,7 @@ final class JetStream: @unchecked Sendable {
 
 /// What the server said of a stream.
 struct StreamState: Sendable, Hashable {
-  var firstSequence: UInt64
   var lastSequence: UInt64
-  /// When the stream was made, in nanoseconds since 1970.
-  var created: Int64
   /// The name of the server that leads the stream, in a cluster.
   var leader: String?
 }

@@ -28,11 +28,10 @@ import Testing
 
   @Test func aReplicaConvergesToTheWritersStateAndItsOwnReplay() throws {
     let server = try NATSServer()
-    let directory = try TemporaryDirectory()
-    let writer = try Fixtures.store(directory.child("writer"))
-    let replica = try Fixtures.store(directory.child("replica"))
-    let writing = try Fixtures.replication(writer, server)
-    let following = try Fixtures.replication(replica, server)
+    let pair = try StorePair(server)
+    let (directory, writer, replica, writing, following) = (
+      pair.directory, pair.writer, pair.replica, pair.writing, pair.following
+    )
     let follower = BackgroundFollower(following)
     try Self.writeHistory(writer, commits: 60, seed: 1)
     let version = try writer.version()
@@ -84,11 +83,8 @@ import Testing
 
   @Test func aConditionalWriteFailsWhenAnotherWriterWasFirst() throws {
     let server = try NATSServer()
-    let directory = try TemporaryDirectory()
-    let a = try Fixtures.store(directory.child("a"))
-    let b = try Fixtures.store(directory.child("b"))
-    let ra = try Fixtures.replication(a, server)
-    let rb = try Fixtures.replication(b, server)
+    let pair = try StorePair(server)
+    let (a, b, ra, rb) = (pair.writer, pair.replica, pair.writing, pair.following)
     try a.write([.upsert(Note(id: 1, text: "one", score: 1))])
     try rb.catchUp()
     let seen = try a.version()
@@ -149,11 +145,8 @@ import Testing
 
   @Test func aLiveQueryOnAReplicaSeesACommitWrittenElsewhere() throws {
     let server = try NATSServer()
-    let directory = try TemporaryDirectory()
-    let writer = try Fixtures.store(directory.child("writer"))
-    let replica = try Fixtures.store(directory.child("replica"))
-    let writing = try Fixtures.replication(writer, server)
-    let following = try Fixtures.replication(replica, server)
+    let pair = try StorePair(server)
+    let (writer, replica, following) = (pair.writer, pair.replica, pair.following)
     try writer.write([.upsert(Note(id: 1, text: "first", score: 10))])
     try following.catchUp()
     let follower = BackgroundFollower(following)
@@ -181,6 +174,6 @@ import Testing
     #expect(seen.map(\.initial) == [true, false])
     #expect(seen.map(\.ids) == [[1], [1, 2]])
     try follower.stop()
-    withExtendedLifetime(writing) {}
+    withExtendedLifetime(pair) {}
   }
 }

@@ -48,6 +48,23 @@ enum Fixtures {
   }
 }
 
+/// A writer and a replica in one temporary directory, both replicating through one server.
+struct StorePair {
+  let directory: TemporaryDirectory
+  let writer: Store
+  let replica: Store
+  let writing: Replication
+  let following: Replication
+
+  init(_ server: NATSServer) throws {
+    directory = try TemporaryDirectory()
+    writer = try Fixtures.store(directory.child("writer"))
+    replica = try Fixtures.store(directory.child("replica"))
+    writing = try Fixtures.replication(writer, server)
+    following = try Fixtures.replication(replica, server)
+  }
+}
+
 /// `Replication.follow` on a thread of its own, until stopped.
 final class BackgroundFollower: Sendable {
   private let stopping = Atomic<Bool>(false)
