@@ -81,6 +81,32 @@ import Testing
     #expect(try stores[0].version() == 1 + 50 * 2)
   }
 
+  @Test func aCommitWhoseAcknowledgementWasLostIsStoredOnceAndIsOurs() throws {
+    let server = try NATSServer()
+    let directory = try TemporaryDirectory()
+    let writer = try Fixtures.store(directory.child("writer"))
+    var configuration = ReplicationConfiguration(servers: [server.url], stream: "notes")
+    configuration.timeoutMilliseconds = 250
+    configuration.attempts = 20
+    let writing = try Replication(store: writer, configuration: configuration)
+    try writer.write([.upsert(Note(id: 1, text: "one", score: 1))])
+    let before = try writing.status().sequence
+    // The server pauses before the commit is sent: the first attempts get no answer, and once it
+    // resumes it reads every attempt, all with the same message id.
+    server.send(SIGSTOP)
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(800)) { server.send(SIGCONT) }
+    let started = Date()
+    let summary = try writer.write([.upsert(Note(id: 2, text: "two", score: 2))])
+    #expect(Date().timeIntervalSince(started) > 0.5)
+    let status = try writing.status()
+    #expect(status.streamHead == before + 1)
+    #expect(status.sequence == before + 1)
+    #expect(summary.lastLSN == (try writer.version()))
+    let replica = try Fixtures.store(directory.child("replica"))
+    try Fixtures.replication(replica, server).catchUp()
+    #expect(try replica.digest() == writer.digest())
+  }
+
   @Test func aConditionalWriteFailsWhenAnotherWriterWasFirst() throws {
     let server = try NATSServer()
     let pair = try StorePair(server)

@@ -68,6 +68,11 @@ final class NATSServer: @unchecked Sendable {
 
   deinit { stop() }
 
+  /// Sends `signal` to the server without waiting (SIGSTOP pauses it, SIGCONT resumes it).
+  func send(_ signal: Int32) {
+    kill(process.processIdentifier, signal)
+  }
+
   /// Ends the server with `signal` (SIGTERM: a clean shutdown; SIGKILL: a crash).
   func stop(_ signal: Int32 = SIGTERM) {
     guard process.isRunning else { return }
