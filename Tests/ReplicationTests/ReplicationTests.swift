@@ -169,6 +169,55 @@ import Testing
     #expect(try replica.version() > 0)
   }
 
+  /// Publishes a message straight to the stream, as a faulty or foreign writer would.
+  static func forge(_ replication: Replication, payload: [UInt8], headers: [String: String]) throws {
+    let head = try #require(try replication.jetStream.streamState("notes")?.lastSequence)
+    let outcome = try replication.jetStream.publish(
+      subject: CommitMessage.subject(stream: "notes"), payload: payload,
+      headers: headers.filter { $0.key != CommitMessage.messageIDHeader }.map { ($0.key, $0.value) },
+      messageID: "forged-\(head)", expectedLastSequence: head)
+    #expect(outcome == .stored(sequence: head + 1, duplicate: false))
+  }
+
+  @Test(arguments: [true, false])
+  func aReplicaHaltsOnADamagedOrDiscontinuousCommit(damaged: Bool) throws {
+    let server = try NATSServer()
+    let pair = try StorePair(server)
+    try Self.writeHistory(pair.writer, commits: 5, seed: 4)
+    try pair.following.catchUp()
+    let version = try pair.replica.version()
+    let position = try pair.following.status().sequence
+    let last = try #require(try pair.writing.jetStream.message("notes", at: position))
+    let expected: String
+    if damaged {
+      // The last commit again, one payload byte flipped: a checksum fails.
+      var payload = last.payload
+      payload[payload.count / 2] ^= 0x40
+      try Self.forge(pair.writing, payload: payload, headers: last.headers)
+      expected = "checksum mismatch"
+    } else {
+      // A sound commit of another store's history, whose first LSN is past the version + 1.
+      let other = try Fixtures.store(pair.directory.child("other"))
+      let otherReplication = try Fixtures.replication(other, server, stream: "other")
+      try Self.writeHistory(other, commits: 20, seed: 5)
+      let foreign = try #require(
+        try (1...21).lazy.compactMap { try otherReplication.jetStream.message("other", at: $0) }.first {
+          ($0.headers[CommitMessage.firstLSNHeader].flatMap(UInt64.init) ?? 0) > version + 1
+        })
+      try Self.forge(pair.writing, payload: foreign.payload, headers: foreign.headers)
+      expected = "its first LSN is not the store's version + 1"
+    }
+    #expect {
+      try pair.following.catchUp()
+    } throws: { error in
+      guard case .diverged("notes", position + 1, _, version, let reason) = error as? ReplicationError else {
+        return false
+      }
+      return reason.contains(expected)
+    }
+    #expect(try pair.replica.version() == version)
+  }
+
   @Test func aLiveQueryOnAReplicaSeesACommitWrittenElsewhere() throws {
     let server = try NATSServer()
     let pair = try StorePair(server)
