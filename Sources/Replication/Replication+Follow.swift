@@ -30,8 +30,14 @@ extension Replication {
     pollMilliseconds: Int64 = 200, shouldStop: @Sendable () -> Bool,
     applied: (FollowedCommit) -> Void = { _ in }, problem: (ReplicationError) -> Void = { _ in }
   ) throws {
-    try gate.verifyPosition()
-    var subscription: OrderedSubscription? = try subscribe()
+    var subscription: OrderedSubscription?
+    do {
+      try gate.verifyPosition()
+      subscription = try subscribe()
+    } catch let error as ReplicationError {
+      if case .diverged = error { throw error }
+      problem(error)  // the loop looks at the stream, and subscribes again, a second later
+    }
     var lastCheck = ContinuousClock.now
     var lastMessage = ContinuousClock.now
     while !shouldStop() {

@@ -183,7 +183,9 @@ final class StreamGate: CommitGate {
       case .tooLarge(let detail):
         throw ReplicationError.commitTooLarge(bytes: payload.count, detail: detail)
       case .noAnswer(let detail):
+        // "No responders" comes at once while the stream elects a leader: give it a moment.
         problem = detail
+        usleep(200_000)
       }
     }
     throw ReplicationError.unacknowledged(stream: stream, messageID: id, attempts: attempts, detail: problem)
