@@ -8,19 +8,24 @@ BENCH_JSON ?= $(CURDIR)/Docs/benchmarks/results.json
 BENCH_QUICK_JSON ?= $(CURDIR)/Docs/benchmarks/results-quick.json
 PYTHON ?= python3
 
-.PHONY: all build test demo bench bench-quick bench-report docs format lint deps deps-test deps-bench deps-report clean crash corrupt fuzz sanitize
+.PHONY: all build test demo bench bench-quick bench-report docs format lint deps deps-nats-server deps-test deps-bench deps-report clean crash corrupt fuzz sanitize
 
 all: build
 
 deps:
 	@scripts/ensure-package.sh lmdb /usr/include/lmdb.h liblmdb-dev
+	@scripts/ensure-package.sh libnats /usr/include/nats/nats.h libnats-dev
+
+# The replication tests start their own JetStream servers (Docs/Replication.md).
+deps-nats-server:
+	@scripts/ensure-package.sh nats-server /usr/sbin/nats-server nats-server
 
 # strace for the repair test that kills at each rename by fault injection (optional: without it
 # that test is skipped and says so; the same kill points are covered through LIVELOG_CRASH_AT).
-deps-test: deps
+deps-test: deps deps-nats-server
 	@scripts/ensure-package.sh strace /usr/bin/strace strace || echo "note: no strace; its repair test will be skipped"
 
-deps-bench: deps
+deps-bench: deps deps-nats-server
 	@scripts/ensure-package.sh sqlite3 /usr/include/sqlite3.h libsqlite3-dev
 
 # Python 3 for the report generator; matplotlib for its charts (optional: without it the report

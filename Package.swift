@@ -15,6 +15,8 @@ let package = Package(
     .library(name: "Changesets", targets: ["Changesets"]),
     .library(name: "LMDB", targets: ["LMDB"]),
     .library(name: "GitHubSearch", targets: ["GitHubSearch"]),
+    // A store's log on a NATS JetStream stream (Docs/Replication.md); only this needs libnats.
+    .library(name: "LiveLogReplication", targets: ["LiveLogReplication"]),
     // The command line; its module is LiveLogCommand, so that no two names differ only by case.
     .executable(name: "livelog", targets: ["LiveLogCommand"]),
   ],
@@ -27,11 +29,19 @@ let package = Package(
     .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strictSettings),
     // Our own C: CRC-32C by the processor's instructions, with a run-time check (Encoding/CRC32C.swift).
     .target(name: "CCRC32C"),
+    .systemLibrary(
+      name: "CNATS",
+      pkgConfig: "libnats",
+      providers: [.apt(["libnats-dev"]), .brew(["cnats"])]
+    ),
     .target(name: "Changesets", swiftSettings: strictSettings),
     .target(name: "LiveLog", dependencies: ["LMDB", "Changesets", "CCRC32C"], swiftSettings: strictSettings),
     .target(name: "GitHubSearch", dependencies: ["LiveLog"], swiftSettings: strictSettings),
+    .target(
+      name: "LiveLogReplication", dependencies: ["LiveLog", "LMDB", "CNATS"], path: "Sources/Replication",
+      swiftSettings: strictSettings),
     .executableTarget(
-      name: "LiveLogCommand", dependencies: ["LiveLog", "Changesets", "GitHubSearch"],
+      name: "LiveLogCommand", dependencies: ["LiveLog", "Changesets", "GitHubSearch", "LiveLogReplication"],
       swiftSettings: strictSettings),
     // What every test target shares: seeded randomness, temporary directories, fixture paths.
     .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
@@ -43,6 +53,10 @@ let package = Package(
     // An app's record types through the public API only (no @testable import).
     .testTarget(
       name: "RecordTypesTests", dependencies: ["LiveLog", "Changesets", "TestSupport"],
+      swiftSettings: strictSettings),
+    // Replication through nats-server processes the tests start on loopback ports.
+    .testTarget(
+      name: "ReplicationTests", dependencies: ["LiveLogReplication", "LiveLog", "TestSupport"],
       swiftSettings: strictSettings),
     .testTarget(
       name: "GitHubSearchTests", dependencies: ["GitHubSearch", "LiveLog", "TestSupport"],

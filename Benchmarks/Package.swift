@@ -19,6 +19,7 @@ let package = Package(
         .product(name: "LiveLog", package: "LiveLog"),
         .product(name: "LMDB", package: "LiveLog"),
         .product(name: "Changesets", package: "LiveLog"),
+        .product(name: "LiveLogReplication", package: "LiveLog"),
         "CSQLite",
       ]
     ),

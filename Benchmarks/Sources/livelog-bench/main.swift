@@ -8,6 +8,7 @@ let scenarios: [Scenario] = [
   .query,
   .live,
   .replay,
+  .replication,
 ]
 
 func usage() -> String {

@@ -10,27 +10,30 @@ struct EventApplier {
   /// Appends and applies `events` (contiguous, starting one past the target's version) in one
   /// write transaction, commit by commit.
   func apply(_ events: [(lsn: UInt64, bytes: [UInt8])]) throws {
-    try target.environment.write { txn in
-      let loaded = try target.catalog.load(inWrite: txn)
-      var state = ReplayCatalog(loaded)
-      var stored = Set(loaded.collections.keys)
-      var expected = try target.log.lastLSN(txn) + 1
-      var commit: [(lsn: UInt64, bytes: [UInt8])] = []
-      for event in events {
-        guard event.lsn == expected else {
-          throw StoreError.corruptEvent(lsn: event.lsn, reason: "expected LSN \(expected) next")
-        }
-        expected += 1
-        commit.append(event)
-        let ends = try event.bytes.withUnsafeBytes { try EventCodec.header($0, lsn: event.lsn).endsCommit }
-        if ends {
-          try apply(commit, &state, &stored, txn)
-          commit.removeAll(keepingCapacity: true)
-        }
-      }
-      if !commit.isEmpty { try apply(commit, &state, &stored, txn) }
-    }
+    try target.writeCommit { txn in try apply(events, in: txn) }
     try target.catalog.refresh()
+  }
+
+  /// `apply(_:)` in a write transaction of the caller's (which refreshes the catalog after it).
+  func apply(_ events: [(lsn: UInt64, bytes: [UInt8])], in txn: WriteTransaction) throws {
+    let loaded = try target.catalog.load(inWrite: txn)
+    var state = ReplayCatalog(loaded)
+    var stored = Set(loaded.collections.keys)
+    var expected = try target.log.lastLSN(txn) + 1
+    var commit: [(lsn: UInt64, bytes: [UInt8])] = []
+    for event in events {
+      guard event.lsn == expected else {
+        throw StoreError.corruptEvent(lsn: event.lsn, reason: "expected LSN \(expected) next")
+      }
+      expected += 1
+      commit.append(event)
+      let ends = try event.bytes.withUnsafeBytes { try EventCodec.header($0, lsn: event.lsn).endsCommit }
+      if ends {
+        try apply(commit, &state, &stored, txn)
+        commit.removeAll(keepingCapacity: true)
+      }
+    }
+    if !commit.isEmpty { try apply(commit, &state, &stored, txn) }
   }
 
   /// One commit's events: appended verbatim, then materialized. Each event must agree with the

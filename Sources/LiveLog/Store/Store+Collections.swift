@@ -58,7 +58,7 @@ extension Store {
   /// changed the catalog first (the caller looks again).
   private func changeSchema(of declared: CollectionSchema, expecting version: Int?) throws -> Bool {
     let time = CommitTime.now
-    return try environment.write { txn -> Bool in
+    return try writeCommit { txn -> Bool in
       let state = try catalog.load(inWrite: txn)
       let stored = state.collection(named: declared.name)
       guard stored?.version == version else { return false }

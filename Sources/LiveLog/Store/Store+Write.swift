@@ -36,7 +36,7 @@ extension Store {
         let time = CommitTime.now
         let outcome: CommitOutcome<T>
         do {
-          outcome = try write(grouped: grouped) { txn -> CommitOutcome<T> in
+          outcome = try writeCommit(grouped: grouped) { txn -> CommitOutcome<T> in
             guard let state = try catalog.state(in: txn) else { return .again([]) }
             if let version {
               let current = try log.lastLSN(txn)

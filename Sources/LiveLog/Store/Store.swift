@@ -30,6 +30,8 @@ public final class Store: Sendable {
   let writerQueue = DispatchQueue(label: "LiveLog.Store.writer", qos: .userInitiated)
   /// Each record type's binding to its collection, by type.
   let bindings = Mutex<[ObjectIdentifier: any Sendable]>([:])
+  /// The gate every commit passes when the store replicates (`Store+Replication.swift`).
+  let replicationLink = Mutex<ReplicationLink?>(nil)
 
   /// Opens the store in `directory`, creating it if the directory does not exist or is empty,
   /// and opens the collections of `options.recordTypes` (creating or evolving them as declared).

@@ -1,5 +1,6 @@
 import Foundation
 import LiveLog
+import LiveLogReplication
 
 let statsCommand = Command(
   name: "stats",
@@ -11,7 +12,9 @@ let statsCommand = Command(
     events, the size of each database, the memory map's use and the reader slots: readers_used is LMDB's high-water
     mark of slots, readers_active the slots held now by other processes' read transactions, and
     stale_readers_cleared the slots of dead processes that opening the store just cleared.
-    With --collection, the counts and databases of that collection only.
+    With --collection, the counts and databases of that collection only. A store that
+    replicates shows its stream position (the stream's sequence of the last commit it applied, and
+    its version then); with --nats and --stream, also the stream's head and the store's lag.
     """,
   run: { arguments, context in
     let format = try arguments.choice("--format", ["text", "json"]) ?? "text"
@@ -19,6 +22,13 @@ let statsCommand = Command(
     try arguments.finish()
     let store = try context.openStore(readOnly: true)
     var stats = try store.statistics()
+    var replication = try Replication.storedStatus(of: store)
+    if let configuration = context.replication {
+      if replication == nil {
+        replication = ReplicationStatus(stream: configuration.stream, sequence: 0, version: 0)
+      }
+      replication?.streamHead = try Replication.streamHead(configuration)
+    }
     if let only {
       guard stats.collections.contains(where: { $0.name == only }) else {
         throw StoreError.unknownCollection(name: only, known: stats.collections.map(\.name))
@@ -44,6 +54,13 @@ let statsCommand = Command(
         "\(jsonString($0.name)):{\"entries\":\($0.entries),\"bytes\":\($0.bytes)}"
       }
       parts.append("\"databases\":{\(databases.joined(separator: ","))}")
+      if let replication {
+        parts.append(
+          "\"replication\":{\"stream\":\(jsonString(replication.stream)),\"sequence\":\(replication.sequence),"
+            + "\"version\":\(replication.version)"
+            + (replication.streamHead.map { ",\"stream_head\":\($0)" } ?? "")
+            + (replication.lag.map { ",\"lag\":\($0)" } ?? "") + "}")
+      }
       context.output.line("{\(parts.joined(separator: ","))}")
     } else {
       let out = context.output
@@ -57,6 +74,12 @@ let statsCommand = Command(
             + byteSize(collection.bytes))
       }
       out.line("events:       \(grouped(stats.events))")
+      if let replication {
+        out.line(
+          "replication:  stream \(TerminalSafe.escaped(replication.stream)) at sequence \(replication.sequence) "
+            + "(version \(replication.version))"
+            + (replication.streamHead.map { "; the stream is at \($0), lag \(replication.lag ?? 0)" } ?? ""))
+      }
       let percent = stats.mapSize > 0 ? Double(stats.mapUsed) * 100 / Double(stats.mapSize) : 0
       out.line(
         "map:          \(byteSize(stats.mapUsed)) used of \(byteSize(stats.mapSize)) (\(String(format: "%.1f", percent))%)"

@@ -1,4 +1,6 @@
 import LiveLog
+import LiveLogReplication
+import Synchronization
 
 /// What every command gets: the store's directory, its map limit and the buffered output.
 struct CommandContext {
@@ -6,10 +8,20 @@ struct CommandContext {
   /// `--max-map-size`: the largest the store's map may grow to, or nil for no limit.
   var maximumMapSize: Int? = nil
   var output: Output
+  /// `--nats` and `--stream`: a store opened for writing writes through this stream.
+  var replication: ReplicationConfiguration? = nil
+  /// The replications of the stores opened for writing, kept for the command's life.
+  let held = HeldReplications()
+
+  var replications: [Replication] { held.list.withLock { $0 } }
 
   /// Opens the store, read-only when the command only reads. A store of an older format is
-  /// upgraded first (which takes one write), with a note on standard error.
-  func openStore(readOnly: Bool = false, durability: StoreOptions? = nil) throws -> Store {
+  /// upgraded first (which takes one write), with a note on standard error. With `--nats`, a
+  /// store opened for writing writes through the stream, and has caught up with it unless
+  /// `catchingUp` is false.
+  func openStore(readOnly: Bool = false, durability: StoreOptions? = nil, catchingUp: Bool = true) throws
+    -> Store
+  {
     var options = durability ?? StoreOptions()
     options.readOnly = readOnly
     if let maximumMapSize { options.maximumMapSize = maximumMapSize }
@@ -24,6 +36,13 @@ struct CommandContext {
       // Opened and closed before the read-only open: one environment per process at a time.
       _ = try Store(directory: storePath, options: writable)
       store = try Store(directory: storePath, options: options)
+    }
+    if let replication, !readOnly {
+      // A writing command starts from the stream's head, so that what it checks first (a
+      // collection's schema) is what the stream holds.
+      let attached = try Replication(store: store, configuration: replication)
+      if catchingUp { try attached.catchUp() }
+      held.list.withLock { $0.append(attached) }
     }
     if store.isUnlocked {
       printError(
@@ -42,4 +61,9 @@ struct Command: Sendable {
   /// The full help of `livelog NAME --help`.
   var help: String
   var run: @Sendable (inout Arguments, CommandContext) throws -> Int32
+}
+
+/// What keeps a command's replications open while it runs.
+final class HeldReplications: Sendable {
+  let list = Mutex<[Replication]>([])
 }

@@ -1,0 +1,136 @@
+import Foundation
+import TestSupport
+
+/// A `nats-server -js` of the test's own, on a free loopback port, keeping its JetStream files
+/// in a temporary directory; stopped when released.
+final class NATSServer: @unchecked Sendable {
+  // Written once in init, then only read; `stop` is called from one test at a time.
+  let port: Int
+  /// The server's name (`-n`): what a stream's cluster information calls its leader.
+  let name: String
+  let directory: TemporaryDirectory
+  private let process: Process
+  private let logFile: String
+
+  var url: String { "nats://127.0.0.1:\(port)" }
+
+  struct Missing: Error, CustomStringConvertible {
+    var description: String {
+      "nats-server is not installed, and the replication tests need it: `make test` installs it "
+        + "(sudo apt-get install -y nats-server), or run them through `make test`"
+    }
+  }
+
+  struct NotListening: Error, CustomStringConvertible {
+    var log: String
+    var description: String { "nats-server did not start listening within 10 s; its log:\n\(log)" }
+  }
+
+  static let executable: String? = {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    let candidates =
+      ["/usr/sbin", "/usr/bin", "/usr/local/bin"] + path.split(separator: ":").map(String.init)
+    return candidates.map { $0 + "/nats-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+  }()
+
+  /// Starts a server; with `cluster`, as one node of a cluster whose routes are `routes`.
+  init(port: Int? = nil, cluster: (name: String, port: Int, routes: [Int])? = nil) throws {
+    guard let executable = Self.executable else { throw Missing() }
+    directory = try TemporaryDirectory()
+    self.port = try port ?? Self.freePort()
+    name = "n\(self.port)"
+    logFile = directory.child("server.log")
+    var arguments = [
+      "-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", directory.child("jetstream"), "-l", logFile,
+      "--name", name,
+    ]
+    if let cluster {
+      arguments += [
+        "--cluster_name", cluster.name, "--cluster", "nats://127.0.0.1:\(cluster.port)", "--routes",
+        cluster.routes.map { "nats://127.0.0.1:\($0)" }.joined(separator: ","),
+      ]
+    }
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(10)
+    while !Self.accepts(self.port) {
+      guard Date() < deadline, process.isRunning else {
+        stop()
+        throw NotListening(log: (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "(none)")
+      }
+      usleep(20_000)
+    }
+  }
+
+  deinit { stop() }
+
+  /// Sends `signal` to the server without waiting (SIGSTOP pauses it, SIGCONT resumes it).
+  func send(_ signal: Int32) {
+    kill(process.processIdentifier, signal)
+  }
+
+  /// Ends the server with `signal` (SIGTERM: a clean shutdown; SIGKILL: a crash).
+  func stop(_ signal: Int32 = SIGTERM) {
+    guard process.isRunning else { return }
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+  }
+
+  /// Three servers of one JetStream cluster, each routed to the others.
+  static func cluster() throws -> [NATSServer] {
+    let clients = try (0..<3).map { _ in try freePort() }
+    let routes = try (0..<3).map { _ in try freePort() }
+    return try (0..<3).map { node in
+      try NATSServer(
+        port: clients[node],
+        cluster: (
+          name: "livelog", port: routes[node], routes: routes.indices.filter { $0 != node }.map { routes[$0] }
+        ))
+    }
+  }
+
+  /// A port nothing listens on now: the kernel's pick for a socket bound to port 0.
+  static func freePort() throws -> Int {
+    let socket = tcpSocket()
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+        bind(socket, pointer, length) == 0 && getsockname(socket, pointer, &length) == 0
+      }
+    }
+    guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  private static func accepts(_ port: Int) -> Bool {
+    let socket = tcpSocket()
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+  }
+}
+
+/// A TCP socket (`socket(2)`; the stream type's spelling differs between Glibc and Darwin).
+private func tcpSocket() -> Int32 {
+  #if canImport(Glibc)
+    socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  #else
+    socket(AF_INET, SOCK_STREAM, 0)
+  #endif
+}
