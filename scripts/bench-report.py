@@ -40,7 +40,7 @@ CHARTS = {
 # figures come from the JSON). Scenarios not listed here still get a table, after these.
 SCENARIOS = {
     "ingest": (
-        "Ingest (issue 2)",
+        "Ingest",
         "Commit throughput of `Store.write` for batches of 1, 100 and 10,000 generated repositories, "
         "durable (an fsync per commit) and no-sync, beside the ceiling: the very event bytes "
         "LiveLog's log stores, appended to one LMDB database with one put per record (no state, no "
@@ -48,7 +48,7 @@ SCENARIOS = {
         "written.",
     ),
     "commit": (
-        "Small durable commits (issue 17)",
+        "Small durable commits",
         "What an app does most: a durable commit of a page of 30 search results, 15 new and 15 "
         "already stored (more stars, a later `updated_at`), into a store of the real fixtures "
         "(`repos-2022` and `api-repos`, the smallest size) and, in a full run, into larger ones "
@@ -57,14 +57,14 @@ SCENARIOS = {
         "row's text and topics again only when they changed. Each commit is timed on its own.",
     ),
     "group": (
-        "Group commit (issue 17)",
+        "Group commit",
         "Durable commits of one new record each from 1 and from 4 threads at once. LiveLog's "
         "commits that arrive while another is being flushed share the next transaction and its "
         "fsyncs; the peer is raw LMDB, where each durable append from each thread pays its own. "
         "Latencies are per commit; the notes give commits per second over the whole run.",
     ),
     "query": (
-        "Query (issue 3)",
+        "Query",
         "The seed's query, `full_name CONTAINS[c] term` with and without `AND language == 'Swift'`, "
         "for terms matched by about 5%, 0.5% and 0.02% of the names, plus `BEGINSWITH`, a star range "
         "and a top-20, beside SQLite on the same rows: a `LIKE '%term%'` scan, an FTS5 `trigram` "
@@ -73,21 +73,21 @@ SCENARIOS = {
         "empty one. Cases prefixed `repos-2022:` ran on the 23,291 real records.",
     ),
     "changesets": (
-        "Changesets (issue 4)",
+        "Changesets",
         "The batch diff beside the standard library's `difference(from:).inferringMoves()` on "
         "DifferenceKit's published cases, the generic path with `String` ids alone, and the "
         "incrementally maintained sorted result (`SortedRows.apply`, 10 changed records per "
         "operation) beside re-sorting every row and diffing the whole result.",
     ),
     "live": (
-        "Live queries (issue 5)",
+        "Live queries",
         "From the start of a commit until every live query holds its changeset, for 1, 100 and "
         "1,000 seed-style live queries and commits of 1, 10 and 100 records, beside re-running "
         "every query and diffing its whole result (what an engine without incremental maintenance "
         "does on every write).",
     ),
     "replay": (
-        "Replay (issue 6)",
+        "Replay",
         "Rebuilding state and indexes from the log, verifying it, and as-of queries.",
     ),
 }
