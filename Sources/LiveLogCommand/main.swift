@@ -159,19 +159,11 @@ func run() -> Int32 {
     output.flush()
     printError("error: \(error.message)\n\n\(command.help)")
     return 2
-  } catch let error as QueryError {
-    output.flush()
-    printError("error: \(error)")
-    return 2
   } catch let error as InputError {
     output.flush()
     printError("error: \(error)\nnothing was written.")
     return 2
-  } catch let error as SchemaError {
-    output.flush()
-    printError("error: \(error)")
-    return 2
-  } catch let error as StoreError where error.isUsageError {
+  } catch  where error is QueryError || error is SchemaError || (error as? StoreError)?.isUsageError == true {
     output.flush()
     printError("error: \(error)")
     return 2

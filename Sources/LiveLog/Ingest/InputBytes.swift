@@ -16,29 +16,34 @@ import Foundation
 ///
 /// Unchecked `Sendable`: the mapping is read-only and never changes until `deinit` unmaps it.
 final class InputBytes: @unchecked Sendable {
-  private let base: UnsafeRawPointer?
-  let count: Int
-  private let array: [UInt8]
-
-  init(_ bytes: [UInt8]) {
-    base = nil
-    count = bytes.count
-    array = bytes
+  private enum Storage {
+    case array([UInt8])
+    case mapped(UnsafeRawPointer, count: Int)
   }
 
-  private init(mapping base: UnsafeRawPointer, count: Int) {
-    self.base = base
-    self.count = count
-    array = []
-  }
+  private let storage: Storage
+
+  init(_ bytes: [UInt8]) { storage = .array(bytes) }
+
+  private init(mapping base: UnsafeRawPointer, count: Int) { storage = .mapped(base, count: count) }
 
   deinit {
-    if let base { munmap(UnsafeMutableRawPointer(mutating: base), count) }
+    if case .mapped(let base, let count) = storage { munmap(UnsafeMutableRawPointer(mutating: base), count) }
+  }
+
+  var count: Int {
+    switch storage {
+    case .array(let bytes): bytes.count
+    case .mapped(_, let count): count
+    }
   }
 
   func withUnsafeBufferPointer<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-    guard let base else { return try array.withUnsafeBufferPointer(body) }
-    return try body(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+    switch storage {
+    case .array(let bytes): try bytes.withUnsafeBufferPointer(body)
+    case .mapped(let base, let count):
+      try body(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
+    }
   }
 
   /// The file at `path`, mapped.
@@ -74,19 +79,10 @@ final class InputBytes: @unchecked Sendable {
     // Unlinked at once: the file goes away with the descriptor and the mapping, on every exit.
     template.withUnsafeBufferPointer { name in _ = name.baseAddress.map { unlink($0) } }
     defer { close(descriptor) }
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-    while true {
-      let got = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-      if got == 0 { break }
-      if got < 0 {
-        if errno == EINTR { continue }
-        throw InputError(source: "-", message: "cannot be read: \(errnoText())")
-      }
+    try forEachChunk(of: STDIN_FILENO, source: "-") { (chunk: UnsafeRawBufferPointer) throws(InputError) in
       var written = 0
-      while written < got {
-        let result = buffer.withUnsafeBytes { raw in
-          write(descriptor, raw.baseAddress.map { $0 + written }, got - written)
-        }
+      while written < chunk.count {
+        let result = write(descriptor, chunk.baseAddress.map { $0 + written }, chunk.count - written)
         if result < 0 {
           if errno == EINTR { continue }
           throw InputError(
@@ -124,15 +120,24 @@ final class InputBytes: @unchecked Sendable {
 
   private static func readWhole(_ descriptor: Int32, source: String) throws(InputError) -> [UInt8] {
     var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    try forEachChunk(of: descriptor, source: source) { bytes.append(contentsOf: $0) }
+    return bytes
+  }
+
+  /// Calls `body` with each chunk read from `descriptor` until its end.
+  private static func forEachChunk(
+    of descriptor: Int32, source: String, _ body: (UnsafeRawBufferPointer) throws(InputError) -> Void
+  ) throws(InputError) {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 1)
+    defer { buffer.deallocate() }
     while true {
-      let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-      if got == 0 { return bytes }
+      let got = read(descriptor, buffer.baseAddress, buffer.count)
+      if got == 0 { return }
       if got < 0 {
         if errno == EINTR { continue }
         throw InputError(source: source, message: "cannot be read: \(errnoText())")
       }
-      bytes.append(contentsOf: buffer[0..<got])
+      try body(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
     }
   }
 
