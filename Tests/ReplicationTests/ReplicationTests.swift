@@ -93,7 +93,7 @@ import Testing
     let before = try writing.status().sequence
     // The server pauses before the commit is sent: the first attempts get no answer, and once it
     // resumes it reads every attempt, all with the same message id.
-    server.send(SIGSTOP)
+    server.pause()
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(800)) { server.send(SIGCONT) }
     let started = Date()
     let summary = try writer.write([.upsert(Note(id: 2, text: "two", score: 2))])

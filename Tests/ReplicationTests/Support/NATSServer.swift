@@ -73,6 +73,26 @@ final class NATSServer: @unchecked Sendable {
     kill(process.processIdentifier, signal)
   }
 
+  /// Pauses the server with SIGSTOP and returns once every thread of it is stopped: `kill`
+  /// returns before then, and a thread still running on another core can answer meanwhile.
+  func pause() {
+    send(SIGSTOP)
+    let tasks = "/proc/\(process.processIdentifier)/task"
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline {
+      let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+      let stopped = threads.allSatisfy { thread in
+        // `PID (name) STATE …`: the state follows the name's closing parenthesis.
+        guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(after: close)...].dropFirst().first == "T"
+      }
+      if !threads.isEmpty && stopped { return }
+      usleep(1_000)
+    }
+  }
+
   /// Ends the server with `signal` (SIGTERM: a clean shutdown; SIGKILL: a crash).
   func stop(_ signal: Int32 = SIGTERM) {
     guard process.isRunning else { return }
