@@ -9,6 +9,16 @@ import Testing
 @Suite struct GroupCommitTests {
   private static func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
 
+  /// Runs `body` on a thread of its own: Dispatch's shared pool, busy with the rest of the suite
+  /// on two cores, could start the waiting writers only after the leader had given up on them.
+  private static func spawn(in group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+    group.enter()
+    Thread {
+      body()
+      group.leave()
+    }.start()
+  }
+
   @Test func writersArrivingDuringACommitShareTheNextOneAndKeepTheirOwnOutcome() throws {
     let path = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }
@@ -20,12 +30,12 @@ import Testing
     let group = DispatchGroup()
     // The first writer leads and holds its transaction open until three more wait behind it.
     let entered = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async(group: group) {
+    Self.spawn(in: group) {
       let value = Result {
         try env.writeGrouped { txn -> Int in
           try txn.put(db, 1, Self.bytes(1))
           entered.signal()
-          let deadline = Date().addingTimeInterval(10)
+          let deadline = Date().addingTimeInterval(60)
           while env.commitGroup.waitingCount < 3 && Date() < deadline { usleep(1_000) }
           return 1
         }
@@ -34,7 +44,7 @@ import Testing
     }
     entered.wait()
     for key in UInt64(2)...4 {
-      DispatchQueue.global().async(group: group) {
+      Self.spawn(in: group) {
         let value = Result {
           try env.writeGrouped { txn -> Int in
             try txn.put(db, key, Self.bytes(key))
