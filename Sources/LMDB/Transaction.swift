@@ -111,6 +111,26 @@ public struct WriteTransaction: ReadableTransaction {
     try withUnsafeBytes(of: &key) { (k) in try put(database, k, value, flags: flags) }
   }
 
+  /// Stores a value of `count` bytes under an integer key, written by `fill` straight into the
+  /// map (`MDB_RESERVE`), which saves assembling it in a buffer first.
+  ///
+  /// **Risk:** the reserved bytes are LMDB's uninitialized page space; `fill` must write all of
+  /// them, and the buffer is valid only inside `fill` (the next write may move it).
+  public func put(
+    _ database: Database, _ key: UInt64, reserving count: Int, flags: PutFlags = [],
+    fill: (UnsafeMutableRawBufferPointer) throws -> Void
+  ) throws {
+    var key = key
+    try withUnsafeMutableBytes(of: &key) { k in
+      var mk = MDB_val(mv_size: k.count, mv_data: k.baseAddress)
+      var v = MDB_val(mv_size: count, mv_data: nil)
+      try state.check(
+        mdb_put(handle, database.handle, &mk, &v, flags.rawValue | UInt32(MDB_RESERVE)),
+        "mdb_put(\(database.name))")
+      try fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: count))
+    }
+  }
+
   /// Stores a byte array under an integer key.
   public func put(_ database: Database, _ key: UInt64, _ value: [UInt8], flags: PutFlags = []) throws {
     try value.withUnsafeBytes { (v) in try put(database, key, v, flags: flags) }

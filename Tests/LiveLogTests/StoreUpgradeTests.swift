@@ -49,7 +49,9 @@ import Testing
     options.progress = { progress.add($0) }
     let store = try Store(directory: path, options: options)
     #expect(!progress.steps.isEmpty && progress.steps.allSatisfy { $0.step == .upgrading })
-    #expect(try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains("format 2"))
+    #expect(
+      try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains(
+        "format \(StoreDirectory.currentFormat)"))
     // The log is untouched: the same 336 events, read as repositories at schema version 1.
     #expect(try store.version() == 336)
     let events = try store.events()

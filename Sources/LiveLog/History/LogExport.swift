@@ -1,3 +1,5 @@
+import Foundation
+
 /// The log as portable NDJSON: one event per line, collections, schemas, commit boundaries and
 /// checksums included.
 ///
@@ -16,6 +18,11 @@
 /// transit cannot slip in. `id` is the record's primary key, a number or a string. The same log
 /// always exports to the same bytes. Exports of format 1 (before collections) have no `format`,
 /// `collection` or `schema_version`; they import as events of `repositories`.
+///
+/// A line may instead carry the event's stored bytes, `{"lsn":N,"event_bytes":"<base64>"}`
+/// (`rawLine`): what a salvage writes for an event whose collection it cannot name, because the
+/// schema event that made the collection was lost. An import checks the bytes against their
+/// checksum and takes them as they are.
 enum LogExport {
   /// One event as a line (without the newline).
   static func line(_ header: EventHeader, _ event: Event, checksum: UInt32) -> [UInt8] {
@@ -43,6 +50,18 @@ enum LogExport {
     event.change.writeContent(to: &writer, slots: true)
     writer.key("checksum")
     writer.string(hex(checksum))
+    writer.endObject()
+    return writer.bytes
+  }
+
+  /// An event as its stored bytes (without the newline).
+  static func rawLine(lsn: UInt64, bytes: [UInt8]) -> [UInt8] {
+    var writer = JSONWriter()
+    writer.beginObject()
+    writer.key("lsn")
+    writer.integer(lsn)
+    writer.key("event_bytes")
+    writer.string(Data(bytes).base64EncodedString())
     writer.endObject()
     return writer.bytes
   }
@@ -85,6 +104,9 @@ enum LogExport {
     }
     let lsn = try integer("lsn")
     guard lsn >= 1 else { throw locator.error(at: 0, field: "lsn", "must be at least 1") }
+    if let raw = object["event_bytes"] {
+      return try parseRaw(raw, lsn: UInt64(lsn), catalog: &catalog, locator: locator)
+    }
     let time = CommitTime(microsecondsSince1970: try integer("time_us"))
     let format = object["format"] == nil ? 1 : try integer("format")
     guard format == 1 || format == 2 else {
@@ -187,6 +209,28 @@ enum LogExport {
         "does not match the event: the export was damaged or edited (LSN \(lsn))")
     }
     return (UInt64(lsn), bytes)
+  }
+}
+
+extension LogExport {
+  /// Reads a line of `rawLine`'s form back into its log bytes, checking its checksum.
+  fileprivate static func parseRaw(
+    _ member: JSONObject.Member, lsn: UInt64, catalog: inout ReplayCatalog, locator: SourceLocator
+  ) throws(InputError) -> (lsn: UInt64, bytes: [UInt8]) {
+    guard case .string(let text) = member.value, let data = Data(base64Encoded: text) else {
+      throw locator.error(at: member.offset, field: "event_bytes", "expected the event's bytes in base64")
+    }
+    let bytes = [UInt8](data)
+    do {
+      let header = try bytes.withUnsafeBytes { try EventCodec.header($0, lsn: lsn) }
+      if header.kind == .schema { _ = try catalog.follow(schemaEvent: header) }
+    } catch {
+      throw locator.error(
+        at: member.offset, field: "event_bytes",
+        "does not hold an intact event of LSN \(lsn): the file was damaged or edited; export the event "
+          + "again from another copy of the log")
+    }
+    return (lsn, bytes)
   }
 }
 

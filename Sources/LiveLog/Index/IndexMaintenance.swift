@@ -22,7 +22,7 @@ enum IndexMaintenance {
       var entry = try cursor.first()
       while let current = entry {
         let row = current.integerKey ?? 0
-        let values = try collection.values(current.value, row: row)
+        let values = try collection.values(try collection.verifiedRecord(current.value, row: row), row: row)
         writer.change(row: Row(truncatingIfNeeded: row), old: nil, new: IndexEntries(values, fields: fields))
         done += 1
         if done % recordsPerFlush == 0 {

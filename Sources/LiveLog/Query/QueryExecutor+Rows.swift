@@ -18,7 +18,8 @@ extension QueryExecutor {
           throw StoreError.corruptState(reason: "an index names row \(row), which has no record")
         }
         checked += 1
-        if try compiled.matches(RecordView(bytes: entry.value, row: row), scratch: &scratch) {
+        let record = try collection.verifiedRecord(entry.value, row: UInt64(row))
+        if try compiled.matches(RecordView(bytes: record, row: row), scratch: &scratch) {
           rows.append(row)
           if let limit, rows.count >= limit { break }
         }

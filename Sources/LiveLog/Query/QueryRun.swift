@@ -21,7 +21,7 @@ struct QueryRun<Txn: ReadableTransaction> {
     guard query.hasLaterClauses else { return rows }
     let fields = query.laterClauseFields
     return try LaterClauses.apply(query.leadingOrder.rest, to: rows, fields: fields) { row in
-      guard let bytes = try txn.get(collection.records, UInt64(row)) else {
+      guard let bytes = try collection.record(at: UInt64(row), txn) else {
         throw StoreError.corruptState(reason: "row \(row) has no record")
       }
       return try LaterClauses.values(of: RecordView(bytes: bytes, row: row), fields)
@@ -72,7 +72,8 @@ struct QueryRun<Txn: ReadableTransaction> {
       while let current = entry {
         let row = Row(truncatingIfNeeded: current.integerKey ?? 0)
         checked += 1
-        if try compiled.matches(RecordView(bytes: current.value, row: row), scratch: &scratch) {
+        let record = try collection.verifiedRecord(current.value, row: UInt64(row))
+        if try compiled.matches(RecordView(bytes: record, row: row), scratch: &scratch) {
           rows.append(row)
           if let limit, rows.count >= limit { break }
         }

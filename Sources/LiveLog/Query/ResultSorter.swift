@@ -38,7 +38,7 @@ struct ResultSorter<Txn: ReadableTransaction> {
     var keyed: [(row: Row, keys: [FieldValue])] = []
     keyed.reserveCapacity(rows.count)
     for row in rows {
-      guard let bytes = try txn.get(collection.records, UInt64(row)) else {
+      guard let bytes = try collection.record(at: UInt64(row), txn) else {
         throw StoreError.corruptState(reason: "row \(row) has no record")
       }
       let view = RecordView(bytes: bytes, row: row)

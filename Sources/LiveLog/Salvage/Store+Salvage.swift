@@ -85,14 +85,18 @@ extension Store {
       let path = directory + "/unapplied-events-\(run.lowerBound)-\(run.upperBound).ndjson"
       var text: [UInt8] = []
       for lsn in run {
-        guard let bytes = salvage.bytes(of: lsn),
-          let line = try? bytes.withUnsafeBytes({ raw -> [UInt8] in
+        guard let bytes = salvage.bytes(of: lsn) else {
+          throw StoreError.corruptEvent(lsn: lsn, reason: "it can no longer be read from \(dataFile)")
+        }
+        // An event whose collection's schema event was lost cannot be written as JSON: its
+        // stored bytes are kept instead, for an import once the gap is filled.
+        let line =
+          (try? bytes.withUnsafeBytes { raw -> [UInt8] in
             let header = try EventCodec.header(raw, lsn: lsn)
             let schema = header.kind == .schema ? nil : try catalog.schema(for: header)
             return LogExport.line(
               header, try header.event(recordSchema: schema), checksum: LogExport.storedChecksum(raw))
-          })
-        else { continue }
+          }) ?? LogExport.rawLine(lsn: lsn, bytes: bytes)
         text += line
         text.append(0x0A)
       }

@@ -86,7 +86,17 @@ public final class Store: Sendable {
         }
         databases = try environment.readOpeningDatabases { try open($0, false) }
       } else {
-        databases = try environment.write { try open($0, true) }
+        databases = try environment.write { txn in
+          let opened = try open(txn, true)
+          // A store of the current format was made with record checksums; older ones get them
+          // from their upgrade, below, which sets the same key.
+          if format >= StoreDirectory.currentFormat,
+            try txn.get(opened.1, StoreLayout.recordChecksumsKey) == nil
+          {
+            try txn.put(opened.1, StoreLayout.recordChecksumsKey, [1])
+          }
+          return opened
+        }
       }
     } catch let error as LMDBError where error.isNotFound {
       throw StoreError.notAStore(path: directory, reason: "its databases are missing")
@@ -95,14 +105,16 @@ public final class Store: Sendable {
     meta = databases.meta
     catalog = Catalog(database: databases.catalog, meta: databases.meta, environment: environment)
     if format < StoreDirectory.currentFormat {
+      let progress = { (done: Int, total: Int) -> Void in
+        options.progress?(StoreProgress(step: .upgrading, completed: done, total: total))
+      }
       let state = try catalog.refresh()
       if state.collections.isEmpty {
-        try StoreUpgrade.run(
-          environment: environment, meta: meta, catalog: catalog,
-          progress: { done, total in
-            options.progress?(StoreProgress(step: .upgrading, completed: done, total: total))
-          })
+        try StoreUpgrade.run(environment: environment, meta: meta, catalog: catalog, progress: progress)
       }
+      try StoreUpgrade.addRecordChecksums(
+        environment: environment, meta: meta,
+        collections: try catalog.refresh().collections.values.sorted { $0.id < $1.id }, progress: progress)
       try StoreDirectory(path: directory).writeMarker()
     }
     try catalog.refresh()
@@ -218,6 +230,8 @@ enum StoreLayout {
   /// Marks a store whose log a replay has copied but whose state it has not finished: such a
   /// store refuses to open, since its queries would miss rows.
   static let incompleteReplayKey = Array("replay_incomplete".utf8)
+  /// Present once every stored record carries its checksum (format 3 and later).
+  static let recordChecksumsKey = Array("record_checksums".utf8)
 }
 
 extension Store {

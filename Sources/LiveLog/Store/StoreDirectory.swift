@@ -8,7 +8,7 @@ struct StoreDirectory {
   static let markerName = "LIVELOG"
   /// The format this build writes and the newest it reads. Bump when the layout of any database
   /// or encoding changes incompatibly.
-  static let currentFormat = 2
+  static let currentFormat = 3
 
   let path: String
 

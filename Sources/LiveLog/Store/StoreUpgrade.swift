@@ -28,10 +28,11 @@ enum LegacySchemas {
   }()
 }
 
-/// Brings a store of format 1 to format 2, in one write transaction: its databases `records`,
+/// Brings a store of format 1 to the current format, in one write transaction: its databases `records`,
 /// `rows`, `ids` and `index.*` become the `repositories` collection's, its `meta` key `next_row`
 /// becomes `next_row:repositories`, and the catalog gets `repositories` at schema version 1,
-/// which is what every event of format 1 is read with. The log is not touched.
+/// which is what every event of format 1 is read with; its records get their checksums
+/// (`StoredCollection+Records`). The log is not touched.
 enum StoreUpgrade {
   static let legacyNames = ["records", "rows", "ids", "index.trigrams", "index.terms", "index.ordered"]
 
@@ -56,7 +57,14 @@ enum StoreUpgrade {
             // Both sides sort alike (the same flags), so every key goes in at the end. The copies
             // keep the cursor's bytes out of reach of the writes (LMDB's pointers into a write
             // transaction are valid only until the next write).
-            try txn.put(to, Array(current.key), Array(current.value), flags: .append)
+            if to == target.records, let row = current.integerKey {
+              // Format 1 stored records without a checksum; they get theirs here.
+              try Array(current.value).withUnsafeBytes {
+                try StoredCollection.putRecord($0, at: row, in: to, txn, flags: .append)
+              }
+            } else {
+              try txn.put(to, Array(current.key), Array(current.value), flags: .append)
+            }
             entry = try cursor.next()
           }
         }
@@ -83,6 +91,45 @@ enum StoreUpgrade {
       try IndexMaintenance.drop(dates, in: collection, txn)
       try IndexMaintenance.build(dates, in: collection, txn) { _, _ in }
       try catalog.write(id: 1, name: collection.name, versions: collection.versions, txn)
+      try txn.put(meta, StoreLayout.recordChecksumsKey, [1])
+    }
+  }
+
+  static let rowsPerChecksumStep = 10_000
+
+  /// Brings a store of format 2 to format 3, in one write transaction: every stored record gets
+  /// its checksum, and `meta` notes that they have one, so that an upgrade interrupted before
+  /// the marker is rewritten is not run twice.
+  static func addRecordChecksums(
+    environment: Environment, meta: Database, collections: [StoredCollection], progress: (Int, Int) -> Void
+  ) throws {
+    try environment.write { txn in
+      guard try txn.get(meta, StoreLayout.recordChecksumsKey) == nil else { return }
+      let total = try collections.reduce(0) { $0 + (try $1.count(txn)) }
+      var done = 0
+      for collection in collections {
+        // In steps of copies: the puts rewrite the pages a cursor would be reading.
+        var next: UInt64 = 0
+        while true {
+          let step: [(row: UInt64, record: [UInt8])] = try txn.withCursor(collection.records) { cursor in
+            var step: [(UInt64, [UInt8])] = []
+            var entry = try cursor.seek(atLeast: next)
+            while let current = entry, step.count < rowsPerChecksumStep {
+              step.append((current.integerKey ?? 0, Array(current.value)))
+              entry = try cursor.next()
+            }
+            return step
+          }
+          guard let last = step.last else { break }
+          for (row, record) in step {
+            try record.withUnsafeBytes { try collection.putRecord($0, at: row, txn) }
+          }
+          done += step.count
+          progress(done, total)
+          next = last.row + 1
+        }
+      }
+      try txn.put(meta, StoreLayout.recordChecksumsKey, [1])
     }
   }
 }

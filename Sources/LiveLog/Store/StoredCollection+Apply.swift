@@ -68,10 +68,10 @@ extension StoredCollection {
         try putRow(change.row, lsn: change.lsn, of: change.key, txn)
         try putKey(change.key, at: change.row, txn)
         // New rows are past every stored row, so they can be appended without a search.
-        try change.withNewRecord { try txn.put(databases.records, change.row, $0, flags: .append) }
+        try change.withNewRecord { try putRecord($0, at: change.row, txn, flags: .append) }
       case .updated:
         try putRow(change.row, lsn: change.lsn, of: change.key, txn)
-        try change.withNewRecord { try txn.put(databases.records, change.row, $0) }
+        try change.withNewRecord { try putRecord($0, at: change.row, txn) }
       case .deleted:
         try withKeyBytes(change.key) { _ = try txn.delete(databases.rows, $0) }
         try txn.delete(databases.ids, change.row)

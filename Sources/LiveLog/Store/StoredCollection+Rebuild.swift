@@ -17,7 +17,7 @@ extension StoredCollection {
           reason: "\(name): row \(stored.row) of key \(stored.key) is past the last row an index can hold")
       }
       indexes.change(row: Row(stored.row), old: nil, new: entries[index])
-      try txn.put(databases.records, stored.row, records[index], flags: .append)
+      try putRecord(records[index], at: stored.row, txn, flags: .append)
       try putKey(stored.key, at: stored.row, txn)
     }
     try indexes.flush(txn)

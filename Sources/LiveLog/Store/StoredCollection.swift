@@ -12,7 +12,7 @@ struct SchemaVersion: Sendable, Hashable {
 /// A collection's databases. Rows count up from 1 in order of first insertion, so a cursor over
 /// `records` walks the unsorted result order, and posting lists of rows come out in result order.
 ///
-/// - `records`: row → encoded record. An update keeps its row; a delete frees it for good, and a
+/// - `records`: row → encoded record and its checksum (`StoredCollection+Records`). An update keeps its row; a delete frees it for good, and a
 ///   re-insert takes a new row at the end.
 /// - `rows`: primary key → (row, LSN of the record's current version), two native `UInt64`s.
 ///   Integer keys are native `UInt64`s of their bit pattern (`MDB_INTEGERKEY`); string keys are
@@ -113,11 +113,6 @@ struct StoredCollection: Sendable {
       throw StoreError.corruptState(reason: "\(name): the row of key \(key) has \(value.count) bytes")
     }
     return (value.loadUnaligned(as: UInt64.self), value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-  }
-
-  /// The stored record at `row`, pointing into the map.
-  func record(at row: UInt64, _ txn: some ReadableTransaction) throws -> UnsafeRawBufferPointer? {
-    try txn.get(databases.records, row)
   }
 
   func nextRow(_ txn: some ReadableTransaction) throws -> UInt64 {
