@@ -403,6 +403,27 @@ public final class Environment: @unchecked Sendable {
     return count
   }
 
+  /// The transaction id of the oldest snapshot a reader slot holds now (by this or another
+  /// process), or `nil` when no slot holds one. The writer cannot reuse a page freed after it, so
+  /// `info.lastTransactionID` minus it is how many commits' freed pages are kept from reuse.
+  public func oldestReaderTransactionID() -> Int? {
+    var oldest = Int.max
+    _ = withUnsafeMutablePointer(to: &oldest) { pointer in
+      mdb_reader_list(
+        handle,
+        { message, context in
+          // "PID THREAD TXNID" (TXNID "-" for a slot between transactions), after a header line.
+          guard let message, let context else { return 0 }
+          let fields = String(cString: message).split(whereSeparator: { $0 == " " || $0 == "\n" })
+          guard fields.count == 3, Int(fields[0]) != nil, let txnid = Int(fields[2]) else { return 0 }
+          let oldest = context.assumingMemoryBound(to: Int.self)
+          oldest.pointee = min(oldest.pointee, txnid)
+          return 0
+        }, pointer)
+    }
+    return oldest == Int.max ? nil : oldest
+  }
+
   /// Clears reader slots left by processes that died; returns how many were cleared.
   @discardableResult
   public func clearStaleReaders() throws -> Int {

@@ -28,7 +28,7 @@ struct Replayer {
   /// as of `last`. Until the state is complete the target is marked unfinished and refuses to
   /// open: a replay cut short leaves no store that looks sound and is not.
   func run(through last: UInt64, progress: (ReplayProgress) -> Void) throws {
-    let (snapshot, _) = try source.makeSnapshot()
+    let (snapshot, sourceCatalog) = try source.makeSnapshot()
     var catalog = ReplayCatalog()
     var trackers: [UInt32: RowTracker] = [:]
     var next: UInt64 = 1
@@ -36,8 +36,8 @@ struct Replayer {
       let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
       var batch: [(lsn: UInt64, bytes: [UInt8])] = []
       batch.reserveCapacity(Int(end - next + 1))
-      try snapshot.read { txn in
-        try source.log.forEachRaw(from: next, through: end, txn) { lsn, bytes in
+      try source.readState(snapshot, sourceCatalog) { read in
+        try read.forEachEvent(from: next, through: end) { lsn, bytes in
           batch.append((lsn, Array(bytes)))
           return true
         }
@@ -110,10 +110,10 @@ struct Replayer {
       var start = 0
       while start < survivors.count {
         let chunk = survivors[start..<min(start + rowsPerTransaction, survivors.count)]
-        try snapshot.read { sourceTxn in
+        try source.readState(snapshot, sourceCatalog) { read in
           // Computed before the write: a write that outgrows the map runs again, and need not
           // index the records again.
-          let records = MapPointers(values: try chunk.map { try source.log.record(at: $0.lsn, sourceTxn) })
+          let records = MapPointers(values: try chunk.map { try read.record(at: $0.lsn) })
           let rows = chunk.map(\.row)
           let entries = try ParallelMap.map(rows.count) { index in
             try collection.entries(of: records.values[index], row: rows[index])

@@ -206,7 +206,7 @@ extension Store {
         + (key.count == 8 ? String(Int64(bitPattern: integer)) : String(decoding: key, as: UTF8.self))
     case _ where database.hasSuffix(".index.trigrams") && key.count == 8:
       let gram = String(decoding: key[1..<4], as: UTF8.self)
-      let row = UInt32(key[4]) << 24 | UInt32(key[5]) << 16 | UInt32(key[6]) << 8 | UInt32(key[7])
+      let row = PostingBlocks.firstRow(of: key, prefixCount: 4).map(String.init) ?? "?"
       return "\(field(key[0])) trigram '\(gram)', row \(row)"
     case _ where database.contains(".index."):
       return (key.isEmpty ? "" : field(key[0]) + " ")

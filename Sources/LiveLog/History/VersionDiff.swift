@@ -21,10 +21,9 @@ extension Results {
   /// undone in between is no change), and moves are minimal.
   public func diff(from: UInt64, to: UInt64) throws -> VersionDiff<Element> {
     guard from <= to else { throw StoreError.versionsReversed(from: from, to: to) }
-    return try store.read { txn, catalog in
-      let current = try store.log.lastLSN(txn)
-      guard to <= current else { throw StoreError.lsnOutOfRange(requested: to, version: current) }
-      guard let stored = catalog.collection(named: collection) else {
+    return try store.readState { read in
+      guard to <= read.current else { throw StoreError.lsnOutOfRange(requested: to, version: read.current) }
+      guard let stored = read.catalog.collection(named: collection) else {
         let empty = Evaluation(rows: .array([]), view: nil, version: from)
         var late = empty
         late.version = to
@@ -33,10 +32,8 @@ extension Results {
           to: with(query: query, asOf: to, evaluation: late),
           changeset: .empty)
       }
-      let early = try HistoricalState.at(from, current: current, log: store.log, collection: stored, txn)
-      let late = try HistoricalState.at(to, current: current, log: store.log, collection: stored, txn)
-      let before = HistoricalQuery(collection: stored, log: store.log, txn: txn, state: early)
-      let after = HistoricalQuery(collection: stored, log: store.log, txn: txn, state: late)
+      let before = try read.collection(stored, at: from)
+      let after = try read.collection(stored, at: to)
       let oldRows = try before.rows(for: query)
       let newRows = try after.rows(for: query)
       let kept = Set(oldRows).intersection(newRows)
@@ -53,16 +50,10 @@ extension Results {
       return VersionDiff(
         from: with(
           query: query, asOf: from,
-          evaluation: Evaluation(
-            rows: .array(oldRows),
-            view: VersionView(early, collection: stored, store: store, through: current),
-            version: from)),
+          evaluation: Evaluation(rows: .array(oldRows), view: before.view(of: store), version: from)),
         to: with(
           query: query, asOf: to,
-          evaluation: Evaluation(
-            rows: .array(newRows),
-            view: VersionView(late, collection: stored, store: store, through: current),
-            version: to)),
+          evaluation: Evaluation(rows: .array(newRows), view: after.view(of: store), version: to)),
         changeset: changeset)
     }
   }

@@ -84,8 +84,9 @@ enum PostingBlocks {
     }
   }
 
-  /// The first row of the block stored under `key`, which must start with `prefix`.
-  private static func firstRow(of key: UnsafeRawBufferPointer, prefixCount: Int) -> Row? {
+  /// The first row of the block stored under `key`, which starts with a prefix of `prefixCount`
+  /// bytes; `nil` when the key is not that long plus a row.
+  static func firstRow(of key: UnsafeRawBufferPointer, prefixCount: Int) -> Row? {
     guard key.count == prefixCount + 4 else { return nil }
     return Row(key[prefixCount]) << 24 | Row(key[prefixCount + 1]) << 16 | Row(key[prefixCount + 2]) << 8
       | Row(key[prefixCount + 3])

@@ -41,8 +41,8 @@ final class LiveHub: CommitObserver, @unchecked Sendable {
   }
 
   /// How a subscription starts: its live query and first delivery, made on the hub's queue from
-  /// a snapshot and the catalog it sees (`nil`: the collection does not exist yet).
-  typealias Start = @Sendable (Snapshot, CatalogState, UInt64) throws -> Subscription?
+  /// one short read of the store (`nil`: the consumer went away meanwhile).
+  typealias Start = @Sendable (Store) throws -> Subscription?
 
   private struct WeakStore: @unchecked Sendable {
     weak var store: Store?
@@ -84,9 +84,10 @@ final class LiveHub: CommitObserver, @unchecked Sendable {
       return fail(StoreError.corruptState(reason: "the store of a live query is gone"))
     }
     do {
-      let (snapshot, catalog) = try store.makeSnapshot()
-      let current = try snapshot.read { try store.log.lastLSN($0) }
-      guard let subscription = try start(snapshot, catalog, current) else { return }
+      // The first view is read in one short read inside `start`. A snapshot taken here for it
+      // stayed open through `advance()` below: with many subscriptions starting while commits
+      // landed, it kept hundreds of commits' pages from reuse (Docs/Reliability.md, the soak).
+      guard let subscription = try start(store) else { return }
       subscriptions[id] = subscription
       startTimer()
       advance()
@@ -141,14 +142,9 @@ final class LiveHub: CommitObserver, @unchecked Sendable {
       // One short read: the deliveries read through version views, so no reader is held while
       // the live queries work (a held reader keeps LMDB from reusing pages: the file would grow
       // by what every commit meanwhile writes).
-      let (batches, current, catalog) = try store.read {
-        txn, catalog -> ([CommittedBatch], UInt64, CatalogState) in
-        let current = try store.log.lastLSN(txn)
-        guard current > oldest else { return ([], current, catalog) }
-        return (
-          try store.log.commits(after: oldest, through: current, catalog: catalog, collections: wanted, txn),
-          current, catalog
-        )
+      let (batches, current, catalog) = try store.readState { read in
+        let batches = read.current > oldest ? try read.commits(after: oldest, collections: wanted) : []
+        return (batches, read.current, read.catalog)
       }
       guard let newest = batches.last?.lastLSN else { return }
       for id in subscriptions.keys {

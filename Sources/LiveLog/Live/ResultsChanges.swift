@@ -66,30 +66,28 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
         channel.finish(throwing: error)
         notified?()
       }
-    ) { snapshot, catalog, current in
+    ) { store in
       guard !channel.isFinished else { return nil }
-      let version = since ?? current
-      let stored = catalog.collection(named: results.collection)
-      // A collection that does not exist yet is followed from empty: its first records arrive
-      // as insertions.
-      let query = try results.query.bound(to: stored?.schema ?? results.schema)
-      let (live, view) = try snapshot.read { txn -> (LiveQuery, VersionView?) in
+      let (live, view) = try store.readState { read -> (LiveQuery, VersionView?) in
+        let version = since ?? read.current
+        let stored = read.catalog.collection(named: results.collection)
+        // A collection that does not exist yet is followed from empty: its first records arrive
+        // as insertions.
+        let query = try results.query.bound(to: stored?.schema ?? results.schema)
         var matches: [(row: Row, values: [FieldValue])] = []
         var view: VersionView?
         if let stored {
-          let state = try HistoricalState.at(
-            version, current: current, log: results.store.log, collection: stored, txn)
-          let run = HistoricalQuery(collection: stored, log: results.store.log, txn: txn, state: state)
+          let then = try read.collection(stored, at: version)
           // The whole result: a LIMIT is a window over it.
-          let rows = try run.rows(for: query.unlimited)
+          let rows = try then.rows(for: query.unlimited)
           let needsValues = LiveQuery.needsValues(query, watching: keyPaths)
           matches = try rows.map { row -> (row: Row, values: [FieldValue]) in
             guard needsValues else { return (row, []) }
-            return (row, try stored.values(try run.record(row), row: UInt64(row)))
+            return (row, try then.records.values(row))
           }
-          view = VersionView(state, collection: stored, store: results.store, through: current)
-        } else if version > current {
-          throw StoreError.lsnOutOfRange(requested: version, version: current)
+          view = then.view(of: store)
+        } else if version > read.current {
+          throw StoreError.lsnOutOfRange(requested: version, version: read.current)
         }
         var live = try LiveQuery(
           query: query, collection: results.collection, watching: keyPaths, version: version, matches: matches
@@ -101,7 +99,7 @@ public final class LiveSubscription<Element: Sendable>: Sendable {
         .initial(
           results.with(
             query: results.query, asOf: since,
-            evaluation: .init(rows: live.visibleRows, view: view, version: version))))
+            evaluation: .init(rows: live.visibleRows, view: view, version: live.version))))
       notified?()
       return LiveHub.Subscription(
         live: live, isFinished: { channel.isFinished },

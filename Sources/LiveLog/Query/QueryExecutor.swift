@@ -272,9 +272,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
           throw StoreError.corruptState(reason: "malformed equality index key for \(field.name)")
         }
         if TextFolding.fold(exact, options) == target {
-          let first =
-            Row(current.key[termLength]) << 24 | Row(current.key[termLength + 1]) << 16
-            | Row(current.key[termLength + 2]) << 8 | Row(current.key[termLength + 3])
+          guard let first = PostingBlocks.firstRow(of: current.key, prefixCount: termLength) else {
+            throw StoreError.corruptState(reason: "malformed equality index key for \(field.name)")
+          }
           var rows: [Row] = []
           if countOnly {
             var reader = ByteReader(current.value)

@@ -35,17 +35,12 @@ struct ResultSorter<Txn: ReadableTransaction> {
   }
 
   private func fetchAndSort(_ rows: [Row], by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
-    var keyed: [(row: Row, keys: [FieldValue])] = []
-    keyed.reserveCapacity(rows.count)
-    for row in rows {
+    try SortOrder.sorted(rows, by: descriptors, limit: limit) { row in
       guard let bytes = try collection.record(at: UInt64(row), txn) else {
         throw StoreError.corruptState(reason: "row \(row) has no record")
       }
-      let view = RecordView(bytes: bytes, row: row)
-      keyed.append((row, try descriptors.map { try view.value($0.field) }))
+      return bytes
     }
-    keyed.sort { SortOrder.precedes(($0.keys, $0.row), ($1.keys, $1.row)) { descriptors[$0].ascending } }
-    return keyed.prefix(limit ?? Int.max).map(\.row)
   }
 
   /// Walks the ordered index of `first` and keeps `members` (every row when nil).

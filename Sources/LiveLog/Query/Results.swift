@@ -80,29 +80,13 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
     if let done = state.withLock({ $0 }) { return done }
     let evaluation: Evaluation
     do {
-      evaluation = try store.read { txn, catalog in
-        let current = try store.log.lastLSN(txn)
-        guard let stored = catalog.collection(named: collection) else {
-          if let asOf, asOf > current { throw StoreError.lsnOutOfRange(requested: asOf, version: current) }
-          return Evaluation(rows: .array([]), view: nil, version: asOf ?? current)
+      evaluation = try store.readState { read in
+        // The collection as it was then: its schema of then, or nothing before it existed.
+        guard let then = try read.collection(named: collection, at: asOf) else {
+          return Evaluation(rows: .array([]), view: nil, version: asOf ?? read.current)
         }
-        if let asOf, asOf != current {
-          guard asOf <= current else { throw StoreError.lsnOutOfRange(requested: asOf, version: current) }
-          // The collection as it was then: its schema of then, or nothing before it existed.
-          guard let then = stored.asOf(asOf) else {
-            return Evaluation(rows: .array([]), view: nil, version: asOf)
-          }
-          let history = try HistoricalState.at(asOf, current: current, log: store.log, collection: then, txn)
-          let run = HistoricalQuery(collection: then, log: store.log, txn: txn, state: history)
-          return Evaluation(
-            rows: .array(try run.rows(for: query)),
-            view: VersionView(history, collection: then, store: store, through: current), version: asOf)
-        }
-        var run = QueryRun(collection: stored, txn: txn)
         return Evaluation(
-          rows: .array(try run.rows(for: query)),
-          view: VersionView(version: current, collection: stored, store: store, through: current),
-          version: current)
+          rows: .array(try then.rows(for: query)), view: then.view(of: store), version: then.version)
       }
     } catch {
       evaluation = .failed(error)
