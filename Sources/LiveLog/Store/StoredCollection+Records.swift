@@ -4,7 +4,8 @@ import LMDB
 ///
 /// ```
 /// record: the bytes of `RecordCodec`, exactly as the upsert event holds them
-/// checksum: UInt32, little-endian: CRC-32C of the row (8 bytes, little-endian), then the record
+/// checksum: UInt32, little-endian: `CRC32C.laneChecksum` of the record, continuing from the
+///           CRC-32C of the row (8 bytes, little-endian)
 /// ```
 ///
 /// Events carry checksums of their own, but queries read records from this database, not from
@@ -59,6 +60,6 @@ extension StoredCollection {
   static func checksum(of record: UnsafeRawBufferPointer, row: UInt64) -> UInt32 {
     var row = row.littleEndian
     let crc = withUnsafeBytes(of: &row) { CRC32C.checksum($0) }
-    return CRC32C.checksum(record, continuing: crc)
+    return CRC32C.laneChecksum(record, continuing: crc)
   }
 }
