@@ -36,6 +36,34 @@ import Testing
     #expect(explanation.steps.first?.description.contains("trigrams") == true)
   }
 
+  /// A range sorted by its own field is answered by walking the range in sort order: random
+  /// ranges, directions, ties broken by a second key or by insertion order, with and without a
+  /// limit, against the brute-force answer.
+  @Test func rangesSortedByTheirFieldAgreeWithBruteForce() throws {
+    var random = SplitMix64(seed: 77)
+    let fields = ["stargazers_count", "forks_count", "watchers_count", "size"]
+    let shapes = ["BETWEEN {%a, %b}", "> %a", "<= %b", "== %a", "== nil"]
+    for round in 0..<200 {
+      let field = fields[Int(random.next() % UInt64(fields.count))]
+      let low = Int(random.next() % 200) - 5
+      let high = low + Int(random.next() % 3_000)
+      let shape = shapes[Int(random.next() % UInt64(shapes.count))]
+        .replacingOccurrences(of: "%a", with: String(low)).replacingOccurrences(of: "%b", with: String(high))
+      let direction = random.next() % 2 == 0 ? "ASC" : "DESC"
+      let tie = random.next() % 3 == 0 ? ", name ASC" : ""
+      let limit = random.next() % 2 == 0 ? " LIMIT(\(1 + random.next() % 40))" : ""
+      let text = "\(field) \(shape) SORT(\(field) \(direction)\(tie))\(limit)"
+      let query = try Query(parsing: text)
+      let expected = Self.bruteForce(query)
+      let actual = try Self.engine(query)
+      #expect(actual == expected, "round \(round): \(text)")
+      if actual != expected { return }
+      let explanation = try Self.fixture.store.explain(query)
+      #expect(explanation.checked == 0, "\(text) read records to check them")
+      #expect(explanation.steps.first?.description.contains("walked in sort order") == true, "\(text)")
+    }
+  }
+
   @Test(arguments: 0..<8)
   func randomPredicatesAgreeWithBruteForce(chunk: Int) throws {
     var random = SplitMix64(seed: 1_000 + UInt64(chunk))

@@ -264,6 +264,15 @@ struct OrderedLayout {
     return true
   }
 
+  /// Whether a stored key sorts before `prefix` (a `prefix(_:)`, or a field byte alone).
+  func key(_ key: UnsafeRawBufferPointer, isBefore prefix: [UInt8]) -> Bool {
+    for index in prefix.indices {
+      guard index < key.count else { return true }
+      if key[index] != prefix[index] { return key[index] < prefix[index] }
+    }
+    return false
+  }
+
   /// The row of a stored key of this field.
   func row(_ key: UnsafeRawBufferPointer) -> Row {
     let n = keyLength - 4

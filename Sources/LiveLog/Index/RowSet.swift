@@ -127,7 +127,7 @@ enum RowSet {
   /// wider than their count (an ordered range, which lists rows by value) are set as bits of one
   /// bitmap and read back in order: a pass over the words rather than a comparison sort.
   static func ascending(_ rows: [Row]) -> [Row] {
-    guard rows.count >= 1_024, let low = rows.min(), let high = rows.max() else { return normalized(rows) }
+    guard rows.count >= 64, let low = rows.min(), let high = rows.max() else { return normalized(rows) }
     let span = Int(high - low) + 1
     guard span / 64 <= rows.count * 4 else { return normalized(rows) }
     var words = [UInt64](repeating: 0, count: span / 64 + 1)

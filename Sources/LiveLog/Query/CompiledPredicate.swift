@@ -8,8 +8,8 @@ struct CompiledPredicate: Sendable {
     case and([Node])
     case or([Node])
     case comparison(Prepared)
-    /// Checked by the definition, with the fields it reads fetched first.
-    case relation(Relation, fields: [Field])
+    /// Checked by the definition, with the slots it reads (ascending) fetched in one pass.
+    case relation(Relation, slots: [Int])
   }
 
   /// A comparison with its strings folded per its options.
@@ -44,7 +44,7 @@ struct CompiledPredicate: Sendable {
       let compiled = parts.map(compile)
       return (.or(ranked(compiled)), compiled.reduce(0) { $0 + $1.cost })
     case .relation(let relation):
-      return (.relation(relation, fields: relation.fields), 30)
+      return (.relation(relation, slots: relation.fields.map(\.position).sorted()), 30)
     case .comparison(let c):
       var folded: [UInt8]?
       if case .string(let text) = c.value { folded = TextFolding.fold(text, c.options) }
@@ -105,10 +105,13 @@ struct CompiledPredicate: Sendable {
     case .or(let parts):
       for part in parts where try evaluate(part, record, &scratch) { return true }
       return false
-    case .relation(let relation, let fields):
-      var values: [Int: FieldValue] = [:]
-      for field in fields { values[field.position] = try record.value(field) }
-      return PredicateEvaluator.matches(relation) { values[$0.position] ?? .null }
+    case .relation(let relation, let slots):
+      let values = try record.values(atSlots: slots)
+      return PredicateEvaluator.matches(relation) { field in
+        // A relation reads a field or two: a look along them beats hashing.
+        for index in slots.indices where slots[index] == field.position { return values[index] }
+        return .null
+      }
     case .comparison(let prepared):
       let c = prepared.comparison
       guard c.field.type == .string, c.quantifier == .single,

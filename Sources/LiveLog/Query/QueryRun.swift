@@ -30,8 +30,10 @@ struct QueryRun<Txn: ReadableTransaction> {
 
   /// The rows that match, in the order of the leading sort, up to the limit after it.
   private mutating func leadingRows(for query: Query) throws -> [Row] {
+    let plan = QueryPlanner.plan(query.predicate)
+    if let rows = try rangeInSortOrder(plan, query) { return rows }
     var executor = QueryExecutor(collection: collection, txn: txn)
-    let candidates = try executor.candidates(QueryPlanner.plan(query.predicate))
+    let candidates = try executor.candidates(plan)
     steps = executor.steps
     checked += executor.checked
     // Without a sort, the first `limit` matches in row order are the answer: stop early.
@@ -57,6 +59,23 @@ struct QueryRun<Txn: ReadableTransaction> {
         rows, by: query.sort, limit: query.limit)
     }
     if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+    return rows
+  }
+
+  /// A query that is one exact range of the field it sorts by first: the range's stretch of the
+  /// ordered index, walked in sort order, is the answer (`nil` for other queries).
+  private mutating func rangeInSortOrder(_ plan: PlanNode, _ query: Query) throws -> [Row]? {
+    guard case .lookup(let lookup) = plan, lookup.isExact,
+      case .ordered(let field, let lower, let upper, let range) = lookup.access,
+      let first = query.sort.first, first.field.position == field.position, !field.type.isList
+    else { return nil }
+    let rows = try ResultSorter(collection: collection, txn: txn).sorted(
+      range: OrderedBounds(lower: lower, upper: upper), by: query.sort, limit: query.limit)
+    steps = [
+      PlanStep(
+        depth: 0, description: "ordered index of \(field.name): \(range), walked in sort order",
+        actual: rows.count, exact: true)
+    ]
     return rows
   }
 

@@ -34,6 +34,14 @@ struct ResultSorter<Txn: ReadableTransaction> {
     return try fetchAndSort(candidates, by: descriptors, limit: limit)
   }
 
+  /// The rows of an exact range of the first key's ordered index, in sort order, at most `limit`
+  /// of them: the range alone is walked, in the requested direction, and no record is read but
+  /// those of ties on the first key when more keys follow.
+  func sorted(range: OrderedBounds, by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
+    guard let first = descriptors.first else { return [] }
+    return try walk(first, then: Array(descriptors.dropFirst()), members: nil, range: range, limit: limit)
+  }
+
   private func fetchAndSort(_ rows: [Row], by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
     try SortOrder.sorted(rows, by: descriptors, limit: limit) { row in
       guard let bytes = try collection.record(at: UInt64(row), txn) else {
@@ -43,11 +51,12 @@ struct ResultSorter<Txn: ReadableTransaction> {
     }
   }
 
-  /// Walks the ordered index of `first` and keeps `members` (every row when nil).
-  private func walk(_ first: SortDescriptor, then others: [SortDescriptor], members: [Row]?, limit: Int?)
-    throws
-    -> [Row]
-  {
+  /// Walks the ordered index of `first` (only the keys in `range`, when given) and keeps
+  /// `members` (every row when nil).
+  private func walk(
+    _ first: SortDescriptor, then others: [SortDescriptor], members: [Row]?, range: OrderedBounds? = nil,
+    limit: Int?
+  ) throws -> [Row] {
     let layout = OrderedLayout(first.field)
     let field = layout.slot
     let wanted = limit ?? Int.max
@@ -62,15 +71,21 @@ struct ResultSorter<Txn: ReadableTransaction> {
       output.append(contentsOf: run)
       run.removeAll(keepingCapacity: true)
     }
+    // Where the walk starts and the key it must not pass, as prefixes: the whole field's keys
+    // without a range.
+    let low = range.map { layout.prefix($0.lower) } ?? [field]
+    let high = range.map { layout.prefix($0.upper.successor(width: layout.width)) } ?? [field &+ 1]
     try txn.withCursor(collection.databases.ordered) { cursor in
       var entry: Entry?
       if first.ascending {
-        entry = try cursor.seek(atLeast: [field])
+        entry = try cursor.seek(atLeast: low)
       } else {
-        entry = try cursor.seek(atLeast: [field &+ 1])
+        entry = try cursor.seek(atLeast: high)
         entry = entry == nil ? try cursor.last() : try cursor.previous()
       }
-      while let current = entry, layout.holds(current.key) {
+      while let current = entry, layout.holds(current.key),
+        first.ascending ? layout.key(current.key, isBefore: high) : !layout.key(current.key, isBefore: low)
+      {
         let value = current.key[0..<(layout.keyLength - 4)]
         if !value.elementsEqual(runValue) {
           try flush()

@@ -174,12 +174,12 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
 extension Results where Element: Record {
   /// The ids of the results, in order, read without decoding records.
   public func ids() throws -> [Element.ID] {
-    try keys().map { key in
-      guard let id = Element.ID(primaryKey: key) else {
-        throw StoreError.corruptState(reason: "\(collection): the key \(key) is not a \(Element.ID.self)")
-      }
-      return id
-    }
+    let keys = try keys()
+    if let ids = Element.ID.values(ofPrimaryKeys: keys) { return ids }
+    let key = keys.first { Element.ID(primaryKey: $0) == nil }
+    throw StoreError.corruptState(
+      reason: "\(collection): the key \(key.map(String.init(describing:)) ?? "?") is not a \(Element.ID.self)"
+    )
   }
 }
 

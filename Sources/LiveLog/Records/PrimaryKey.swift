@@ -58,6 +58,22 @@ public protocol PrimaryKeyValue: FieldValueConvertible, Hashable {
   var primaryKey: PrimaryKey { get }
   /// The value of a stored key, or `nil` when it does not fit this type.
   init?(primaryKey: PrimaryKey)
+  /// The values of stored keys, in order, or `nil` when one does not fit this type. A
+  /// requirement, so that `Results.ids()` converts a whole result through the concrete type's
+  /// code, not key by key through generic code.
+  static func values(ofPrimaryKeys keys: [PrimaryKey]) -> [Self]?
+}
+
+extension PrimaryKeyValue {
+  public static func values(ofPrimaryKeys keys: [PrimaryKey]) -> [Self]? {
+    var values: [Self] = []
+    values.reserveCapacity(keys.count)
+    for key in keys {
+      guard let value = Self(primaryKey: key) else { return nil }
+      values.append(value)
+    }
+    return values
+  }
 }
 
 extension Int64: PrimaryKeyValue {

@@ -91,6 +91,26 @@ enum RecordCodec {
     return try readValue(&reader)
   }
 
+  /// Decodes the values in `slots` (ascending, distinct) in one pass, skipping the others; slots
+  /// past the stored ones read as `.null`.
+  static func values(atSlots slots: [Int], in bytes: UnsafeRawBufferPointer) throws(MalformedBytes)
+    -> [FieldValue]
+  {
+    var reader = ByteReader(bytes)
+    let count = try readHeader(&reader)
+    var values = [FieldValue](repeating: .null, count: slots.count)
+    var slot = 0
+    for (index, wanted) in slots.enumerated() where wanted < count {
+      while slot < wanted {
+        try skipValue(&reader)
+        slot += 1
+      }
+      values[index] = try readValue(&reader)
+      slot += 1
+    }
+    return values
+  }
+
   /// Moves `reader` (at the start of a record) to the value in `slot`; false past the stored slots.
   static func position(_ reader: inout ByteReader, atSlot slot: Int) throws(MalformedBytes) -> Bool {
     let count = try readHeader(&reader)

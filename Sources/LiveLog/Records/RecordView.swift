@@ -18,6 +18,15 @@ struct RecordView {
     }
   }
 
+  /// The values in `slots` (ascending, distinct), read in one pass over the record.
+  func values(atSlots slots: [Int]) throws(StoreError) -> [FieldValue] {
+    do {
+      return try RecordCodec.values(atSlots: slots, in: bytes)
+    } catch {
+      throw failure(error)
+    }
+  }
+
   /// The UTF-8 bytes of a string field, or `nil` when it is nil (or not a string).
   func utf8(_ field: Field) throws(StoreError) -> UnsafeRawBufferPointer? {
     var reader = ByteReader(bytes)

@@ -106,6 +106,23 @@ struct QueryCases {
       "stargazers_count BETWEEN {1000, 2000}", "stargazers_count BETWEEN {1000, 2000}", [],
       peers: [.btree("SELECT id FROM repos WHERE stargazers_count BETWEEN 1000 AND 2000")], suffixed: false)
     try compare(
+      "stargazers_count BETWEEN {1000, 2000}, by stars",
+      "stargazers_count BETWEEN {1000, 2000} SORT(stargazers_count DESC)",
+      [],
+      peers: [
+        .btree(
+          "SELECT id FROM repos WHERE stargazers_count BETWEEN 1000 AND 2000 ORDER BY stargazers_count DESC, id"
+        )
+      ], suffixed: false)
+    try compare(
+      "stargazers_count BETWEEN {1000, 2000}, by stars, top 20",
+      "stargazers_count BETWEEN {1000, 2000} SORT(stargazers_count DESC) LIMIT(20)", [],
+      peers: [
+        .btree(
+          "SELECT id FROM repos WHERE stargazers_count BETWEEN 1000 AND 2000 ORDER BY stargazers_count DESC, id LIMIT 20"
+        )
+      ], suffixed: false)
+    try compare(
       "Swift by stars, top 20", "language == 'Swift' SORT(stargazers_count DESC) LIMIT(20)", [],
       peers: [
         .btree("SELECT id FROM repos WHERE language = 'Swift' ORDER BY stargazers_count DESC, id LIMIT 20")
