@@ -20,36 +20,88 @@ struct ContentReader {
   private var postingKey: [UInt8] = []
   /// The current entry is a block of a posting database that does not decode.
   private(set) var isDamagedBlock = false
+  /// The trigram index's segment of recent rows (`RecentTrigrams`), as `code << 32 | row`
+  /// ascending: read as the postings it stands for, in their place among the lists' postings.
+  private let recent: [UInt64]
+  /// Whether the database is a trigram index, whose entries under `RecentTrigrams.slot` are
+  /// read through `recent`.
+  private let hasRecentSegment: Bool
+  private var recentPosition = 0
+  private var recentKey: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0]
+  /// Whether the current entry is `recent[recentPosition]` rather than the cursor's.
+  private var readsRecent = false
 
-  init(_ cursor: Cursor, readsPostings: Bool) throws {
+  init(_ cursor: Cursor, readsPostings: Bool, recent: [UInt64]? = nil) throws {
     self.cursor = cursor
     self.readsPostings = readsPostings
+    self.recent = recent ?? []
+    self.hasRecentSegment = recent != nil
     try load(self.cursor.first())
+    choose()
   }
 
-  var isAtEnd: Bool { stored == nil }
+  /// The postings of the trigram index's segment of recent rows, for `init(_:readsPostings:recent:)`;
+  /// `nil` for other databases.
+  static func recentPostings(of database: Database, _ txn: some ReadableTransaction) throws -> [UInt64]? {
+    guard database.name.hasSuffix(".index.trigrams") else { return nil }
+    return PairSort.sorted(try RecentTrigrams.pairs(in: database, txn))
+  }
+
+  var isAtEnd: Bool { stored == nil && recentPosition == recent.count }
 
   /// Calls `body` with the current entry's key and value (`nil` at the end); they are valid
   /// until the reader moves.
   func withEntry<R>(_ body: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+    if readsRecent {
+      return try recentKey.withUnsafeBytes { try body($0, UnsafeRawBufferPointer(start: nil, count: 0)) }
+    }
     guard let stored else { return try body(nil, nil) }
     guard readsPostings, !isDamagedBlock else { return try body(stored.key, stored.value) }
     return try postingKey.withUnsafeBytes { try body($0, UnsafeRawBufferPointer(start: nil, count: 0)) }
   }
 
   mutating func advance() throws {
-    guard stored != nil else { return }
-    if readsPostings, !isDamagedBlock, position + 1 < rows.count {
-      position += 1
-      setRow(rows[position])
+    if readsRecent {
+      recentPosition += 1
     } else {
-      try load(cursor.next())
+      guard stored != nil else { return }
+      if readsPostings, !isDamagedBlock, position + 1 < rows.count {
+        position += 1
+        setRow(rows[position])
+      } else {
+        try load(cursor.next())
+      }
     }
+    choose()
+  }
+
+  /// Makes the current entry the first, by key, of the cursor's and the segment's.
+  private mutating func choose() {
+    guard recentPosition < recent.count else {
+      readsRecent = false
+      return
+    }
+    let pair = recent[recentPosition]
+    for index in 0..<8 { recentKey[index] = UInt8(truncatingIfNeeded: pair >> UInt64(56 - 8 * index)) }
+    guard stored != nil else {
+      readsRecent = true
+      return
+    }
+    readsRecent = false
+    let order = recentKey.withUnsafeBytes { segment in
+      withEntry { key, _ in ContentReader.compare(segment, key, integerKeys: false) }
+    }
+    readsRecent = order < 0
   }
 
   private mutating func load(_ entry: Entry?) throws {
     stored = entry
     isDamagedBlock = false
+    // The segment's own entries are read through `recent`.
+    if hasRecentSegment, let entry, entry.key.first == RecentTrigrams.slot {
+      stored = nil
+      return
+    }
     guard readsPostings, let entry else { return }
     rows.removeAll(keepingCapacity: true)
     position = 0

@@ -92,7 +92,9 @@ extension Store {
       var hasher = DigestHasher()
       var entries = 0
       try txn.withCursor(database) { cursor in
-        var reader = try ContentReader(cursor, readsPostings: Self.holdsPostings(database))
+        var reader = try ContentReader(
+          cursor, readsPostings: Self.holdsPostings(database),
+          recent: ContentReader.recentPostings(of: database, txn))
         while !reader.isAtEnd {
           reader.withEntry { key, value in
             if let key, let value {
@@ -141,8 +143,10 @@ extension Store {
         try theirs.read { b in
           try a.withCursor(database) { left -> StateDifference? in
             try b.withCursor(otherDatabase) { right -> StateDifference? in
-              var x = try ContentReader(left, readsPostings: postings)
-              var y = try ContentReader(right, readsPostings: postings)
+              var x = try ContentReader(
+                left, readsPostings: postings, recent: ContentReader.recentPostings(of: database, a))
+              var y = try ContentReader(
+                right, readsPostings: postings, recent: ContentReader.recentPostings(of: otherDatabase, b))
               while !x.isAtEnd || !y.isAtEnd {
                 let found: StateDifference? = x.withEntry { xKey, xValue in
                   y.withEntry { yKey, yValue in

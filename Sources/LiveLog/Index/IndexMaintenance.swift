@@ -40,6 +40,9 @@ enum IndexMaintenance {
   /// Removes every entry of `fields`' index kinds (each field carrying the kinds to drop).
   static func drop(_ fields: [Field], in collection: StoredCollection, _ txn: WriteTransaction) throws {
     let databases = collection.databases
+    // A writer that may not fill the segment of recent rows folds it into the posting lists,
+    // whose keys start with the field's slot like every other index's.
+    try collection.indexWriter().flush(txn)
     for field in fields {
       var kinds: [Database] = []
       if field.indexes.contains(.substring) { kinds.append(databases.trigrams) }

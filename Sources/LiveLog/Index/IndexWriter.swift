@@ -18,11 +18,20 @@ struct IndexWriter {
   private var termRemovals: [TermKey: [Row]] = [:]
   private var orderedPuts: [OrderedEntry] = []
   private var orderedDeletes: [OrderedEntry] = []
+  /// Whether new rows may go to the trigram index's segment of recent rows (`RecentTrigrams`):
+  /// only a commit's writer, whose `old: nil` means a record that did not exist. Other writers
+  /// (index builds, replays) fold the segment into the posting lists when they flush.
+  private let fillsRecentSegment: Bool
+  /// Rows that did not exist, with every trigram they have, while `fillsRecentSegment`.
+  private var insertedTrigrams: [(row: Row, codes: [UInt32])] = []
+  /// Rows whose trigrams changed otherwise: in the segment, they are changed there.
+  private var changedTrigramRows: Set<Row> = []
 
-  init(trigrams: Database, terms: Database, ordered: Database) {
+  init(trigrams: Database, terms: Database, ordered: Database, fillsRecentSegment: Bool = false) {
     self.trigrams = trigrams
     self.terms = terms
     self.ordered = ordered
+    self.fillsRecentSegment = fillsRecentSegment
   }
 
   /// Records that `row` had the entries `old` (nil: it did not exist) and now has `new` (nil:
@@ -35,6 +44,14 @@ struct IndexWriter {
     var j = 0
     let a = before.trigrams
     let b = after.trigrams
+    if fillsRecentSegment {
+      if old == nil {
+        if !b.isEmpty { insertedTrigrams.append((row, b)) }
+        j = b.count
+      } else if a != b {
+        changedTrigramRows.insert(row)
+      }
+    }
     while i < a.count || j < b.count {
       if j == b.count || (i < a.count && a[i] < b[j]) {
         trigramRemovals.append(UInt64(a[i]) << 32 | UInt64(row))
@@ -77,8 +94,11 @@ struct IndexWriter {
 
   /// Writes every change, in key order so that LMDB touches each page once.
   func flush(_ txn: WriteTransaction) throws {
-    let additions = PairSort.sorted(trigramAdditions)
-    let removals = PairSort.sorted(trigramRemovals)
+    var additions = trigramAdditions
+    var removals = trigramRemovals
+    try fileRecentRows(&additions, &removals, txn)
+    additions = PairSort.sorted(additions)
+    removals = PairSort.sorted(removals)
     try txn.withCursor(trigrams) { cursor in
       try flushTrigrams(additions, removals, &cursor, txn)
     }
@@ -96,6 +116,57 @@ struct IndexWriter {
       try txn.delete(ordered, entry.bytes)
     }
     for entry in orderedPuts.sorted() { try txn.put(ordered, entry.bytes, []) }
+  }
+
+  /// Files a small commit's new rows in the segment of recent rows and changes the rows it holds
+  /// there; moves the segment's postings to `additions` (to fold it into the posting lists) when
+  /// this writer may not fill it, the commit is large, or the segment is past its capacity.
+  private func fileRecentRows(
+    _ additions: inout [UInt64], _ removals: inout [UInt64], _ txn: WriteTransaction
+  )
+    throws
+  {
+    let isSmall = fillsRecentSegment && insertedTrigrams.count <= RecentTrigrams.smallCommit
+    if isSmall {
+      for (row, codes) in insertedTrigrams {
+        try RecentTrigrams.set(codes, of: row, wasStored: false, in: trigrams, txn)
+      }
+    } else {
+      for (row, codes) in insertedTrigrams {
+        for code in codes { additions.append(UInt64(code) << 32 | UInt64(row)) }
+      }
+    }
+    if !changedTrigramRows.isEmpty, try RecentTrigrams.count(in: trigrams, txn) > 0 {
+      var held: [Row: [UInt32]] = [:]
+      for row in changedTrigramRows {
+        if let codes = try RecentTrigrams.codes(of: row, in: trigrams, txn) { held[row] = codes }
+      }
+      if !held.isEmpty {
+        var added: [Row: [UInt32]] = [:]
+        var removed: [Row: Set<UInt32>] = [:]
+        additions.removeAll { pair in
+          let row = Row(truncatingIfNeeded: pair)
+          guard held[row] != nil else { return false }
+          added[row, default: []].append(UInt32(pair >> 32))
+          return true
+        }
+        removals.removeAll { pair in
+          let row = Row(truncatingIfNeeded: pair)
+          guard held[row] != nil else { return false }
+          removed[row, default: []].insert(UInt32(pair >> 32))
+          return true
+        }
+        for (row, codes) in held {
+          let gone = removed[row] ?? []
+          let kept = codes.filter { !gone.contains($0) } + (added[row] ?? [])
+          try RecentTrigrams.set(Array(Set(kept)).sorted(), of: row, wasStored: true, in: trigrams, txn)
+        }
+      }
+    }
+    let isFull = try isSmall && RecentTrigrams.count(in: trigrams, txn) > RecentTrigrams.capacity
+    if !isSmall || isFull {
+      additions.append(contentsOf: try RecentTrigrams.takeAll(from: trigrams, txn))
+    }
   }
 
   /// The trigram pairs, grouped by code, applied with one cursor.

@@ -208,7 +208,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
             IndexKeys.trigramPrefix(code), in: trigramIndex, txn, limit: limit))
         if smallest == 0 { break }
       }
-      return smallest
+      // The segment of recent rows is read once, for every trigram together.
+      return smallest + (try RecentTrigrams.rows(holdingAll: codes, in: trigramIndex, txn).count)
     case .terms(_, let prefixes, _):
       return try prefixes.reduce(0) {
         $0 + (try PostingBlocks.estimate($1, in: termIndex, txn, limit: limit))
@@ -243,7 +244,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         rows = rows.map { RowSet.intersection($0, list) } ?? list
         if rows?.isEmpty == true { break }
       }
-      return rows ?? []
+      // Rows of the recent segment are in no posting list: they hold every trigram or none here.
+      let recent = try RecentTrigrams.rows(holdingAll: codes, in: trigramIndex, txn)
+      return recent.isEmpty ? rows ?? [] : RowSet.union(rows ?? [], recent)
     case .terms(_, let prefixes, _):
       return RowSet.union(try prefixes.map { try PostingBlocks.read($0, in: termIndex, txn) })
     case .termGroup(let field, let folded, let value, let options):

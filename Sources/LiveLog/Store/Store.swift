@@ -81,7 +81,7 @@ public final class Store: Sendable {
     let databases: (log: Database, meta: Database, catalog: Database)
     do {
       if options.readOnly {
-        guard format >= StoreDirectory.currentFormat else {
+        guard format >= StoreDirectory.oldestFormatReadAsIs else {
           throw StoreError.upgradeRequired(path: directory, found: format)
         }
         databases = try environment.readOpeningDatabases { try open($0, false) }

@@ -8,7 +8,12 @@ struct StoreDirectory {
   static let markerName = "LIVELOG"
   /// The format this build writes and the newest it reads. Bump when the layout of any database
   /// or encoding changes incompatibly.
-  static let currentFormat = 3
+  /// Format 4 adds the trigram index's segment of recent rows (`RecentTrigrams`), which format 3
+  /// code would not read (it would miss those rows).
+  static let currentFormat = 4
+  /// The oldest format read as it is, without an upgrade: a format-3 store holds no segment of
+  /// recent rows, which is all that format 4 adds.
+  static let oldestFormatReadAsIs = 3
 
   let path: String
 

@@ -39,7 +39,7 @@ extension StoredCollection {
       throw StoreError.corruptState(
         reason: "\(name) has used all \(Row.max) rows; rebuild the store with `livelog replay`")
     }
-    var indexes = indexWriter()
+    var indexes = indexWriter(forCommit: true)
     for change in changes {
       if change.kind == .updated, oldSchema == nil, let oldRecord = change.oldRecord,
         let values = change.newValues

@@ -169,9 +169,12 @@ struct StoredCollection: Sendable {
     }
   }
 
-  /// An index writer over this collection's index databases.
-  func indexWriter() -> IndexWriter {
-    IndexWriter(trigrams: databases.trigrams, terms: databases.terms, ordered: databases.ordered)
+  /// An index writer over this collection's index databases; `forCommit` lets it file a small
+  /// commit's new rows in the trigram index's segment of recent rows (`RecentTrigrams`).
+  func indexWriter(forCommit: Bool = false) -> IndexWriter {
+    IndexWriter(
+      trigrams: databases.trigrams, terms: databases.terms, ordered: databases.ordered,
+      fillsRecentSegment: forCommit)
   }
 }
 

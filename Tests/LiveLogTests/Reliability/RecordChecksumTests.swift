@@ -135,7 +135,9 @@ import Testing
       #expect(try store.digest() == digest)
       #expect(try store.verify().passed)
     }
-    #expect(try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains("format 3"))
+    #expect(
+      try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains(
+        "format \(StoreDirectory.currentFormat)"))
     if interrupted {
       try "LiveLog store\nformat 2\n".write(toFile: path + "/LIVELOG", atomically: true, encoding: .utf8)
       let store = try Store(directory: path)
