@@ -7,7 +7,7 @@ import Foundation
 /// of its own that changes.
 final class JetStream: @unchecked Sendable {
   private let connection: OpaquePointer
-  private let context: OpaquePointer
+  let context: OpaquePointer
   /// How long a request (a publish's acknowledgement, a stream lookup) may take, in ms.
   let timeout: Int64
 
@@ -58,7 +58,7 @@ final class JetStream: @unchecked Sendable {
       throw .nats(operation: "js_GetStreamInfo(\(name))", detail: "no stream information")
     }
     return StreamState(
-      lastSequence: info.pointee.State.LastSeq,
+      firstSequence: info.pointee.State.FirstSeq, lastSequence: info.pointee.State.LastSeq,
       leader: info.pointee.Cluster?.pointee.Leader.map { String(cString: $0) })
   }
 
@@ -173,6 +173,9 @@ final class JetStream: @unchecked Sendable {
 
 /// What the server said of a stream.
 struct StreamState: Sendable, Hashable {
+  /// The sequence of the stream's first message: above 1 once the stream was purged (and the
+  /// head + 1 when it holds none).
+  var firstSequence: UInt64
   var lastSequence: UInt64
   /// The name of the server that leads the stream, in a cluster.
   var leader: String?

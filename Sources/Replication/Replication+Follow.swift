@@ -35,7 +35,7 @@ extension Replication {
       try gate.verifyPosition()
       subscription = try subscribe()
     } catch let error as ReplicationError {
-      if case .diverged = error { throw error }
+      if error.endsFollowing { throw error }
       problem(error)  // the loop looks at the stream, and subscribes again, a second later
     }
     var lastCheck = ContinuousClock.now
@@ -58,16 +58,19 @@ extension Replication {
         guard ContinuousClock.now - lastCheck > .seconds(1) else { continue }
         lastCheck = ContinuousClock.now
         let head = try gate.verifyPosition()
+        let sequence = try store.streamPosition()?.sequence ?? 0
+        gate.registration.registerIfDue(sequence)
         // An ordered consumer whose server died can stay silent; a new one starts where the store is.
-        let behind = head > (try store.streamPosition()?.sequence ?? 0)
+        let behind = head > sequence
         if subscription == nil || (behind && ContinuousClock.now - lastMessage > .seconds(2)) {
           subscription = nil
           subscription = try subscribe()
           lastMessage = ContinuousClock.now
         }
       } catch let error as ReplicationError {
-        // The servers come and go (an election, a restart); only a divergence ends the follower.
-        guard case .diverged = error else {
+        // The servers come and go (an election, a restart); only a divergence or a purge past the
+        // store ends the follower.
+        guard error.endsFollowing else {
           problem(error)
           subscription = nil
           continue

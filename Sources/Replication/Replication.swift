@@ -63,11 +63,13 @@ public final class Replication: Sendable {
   public let configuration: ReplicationConfiguration
   let jetStream: JetStream
   let gate: StreamGate
+  let registry: ReplicaRegistry
 
   /// Connects, creates the stream when there is none, and makes the store's writes go through
   /// it. The store must be empty or have replicated through this stream before; its position is
   /// checked against the stream (`ReplicationError.diverged` when the stream does not hold the
-  /// store's last commit where the store applied it).
+  /// store's last commit where the store applied it, `ReplicationError.purged` when the stream
+  /// no longer holds it). The store is registered as a replica of the stream (see `purge`).
   public init(store: Store, configuration: ReplicationConfiguration) throws {
     let stream = configuration.stream
     guard !stream.isEmpty, stream.utf8.count <= 200,
@@ -78,12 +80,16 @@ public final class Replication: Sendable {
       throw ReplicationError.nats(
         operation: "the stream name '\(stream)'", detail: "use 1 to 200 letters, digits, '-' and '_'")
     }
+    guard !store.options.readOnly else { throw StoreError.readOnly(path: store.directory) }
     self.store = store
     self.configuration = configuration
     jetStream = try JetStream(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
     try jetStream.addStream(
       stream, subject: CommitMessage.subject(stream: stream), replicas: max(1, configuration.replicas))
-    gate = StreamGate(store: store, jetStream: jetStream, configuration: configuration)
+    registry = try ReplicaRegistry(jetStream, stream: stream, replicas: configuration.replicas)
+    gate = StreamGate(
+      store: store, jetStream: jetStream, configuration: configuration,
+      registration: Registration(registry: registry, id: try store.replicaID()))
     let (position, version) = try store.attachReplication(gate)
     do {
       if let position, position.stream != stream {
@@ -94,6 +100,7 @@ public final class Replication: Sendable {
           path: store.directory, version: version, streamPosition: position?.lsn ?? 0)
       }
       try gate.verifyPosition()
+      try gate.registration.register(position?.sequence ?? 0)
     } catch {
       store.detachReplication()
       throw error
@@ -104,7 +111,11 @@ public final class Replication: Sendable {
 
   /// Applies every commit the stream holds beyond the store's position; returns how many.
   @discardableResult
-  public func catchUp() throws -> Int { try gate.catchUpCounting() }
+  public func catchUp() throws -> Int {
+    let applied = try gate.catchUpCounting()
+    try gate.registration.register(try store.streamPosition()?.sequence ?? 0)
+    return applied
+  }
 
   /// The store's position, and the stream's head.
   public func status() throws -> ReplicationStatus {
@@ -136,17 +147,24 @@ final class StreamGate: CommitGate {
   let stream: String
   let subject: String
   let attempts: Int
+  let registration: Registration
 
-  init(store: Store, jetStream: JetStream, configuration: ReplicationConfiguration) {
+  init(
+    store: Store, jetStream: JetStream, configuration: ReplicationConfiguration, registration: Registration
+  ) {
     self.store = store
     self.jetStream = jetStream
     stream = configuration.stream
     subject = CommitMessage.subject(stream: configuration.stream)
     attempts = max(1, configuration.attempts)
+    self.registration = registration
   }
 
   func admit(_ commit: EncodedCommit, after position: StreamPosition?) throws -> StreamPosition {
     let sequence = position?.sequence ?? 0
+    // The position before this commit is committed already: a writer that never follows or
+    // catches up still tells, now and then, how far purges may go.
+    registration.registerIfDue(sequence)
     let version = position?.lsn ?? 0
     guard commit.firstLSN == version + 1 else {
       throw ReplicationError.notInStream(
@@ -195,13 +213,17 @@ final class StreamGate: CommitGate {
 
   /// Applies the stream's messages from the store's position to the stream's head as it is now.
   func catchUpCounting() throws -> Int {
-    let head = try currentHead()
+    let state = try currentState()
+    let head = state.lastSequence
     var applied = 0
     while true {
       let position = try store.streamPosition()
       let sequence = position?.sequence ?? 0
-      try checkHead(head, position)
-      guard sequence < head else { return applied }
+      try check(state, position)
+      guard sequence < head else {
+        registration.registerIfDue(sequence)
+        return applied
+      }
       guard let message = try jetStream.message(stream, at: sequence + 1) else {
         throw ReplicationError.diverged(
           stream: stream, sequence: sequence + 1, firstLSN: nil, version: position?.lsn ?? 0,
@@ -256,9 +278,11 @@ final class StreamGate: CommitGate {
   /// Returns the stream's head.
   @discardableResult
   func verifyPosition() throws -> UInt64 {
-    let head = try currentHead()
-    guard let position = try store.streamPosition(), position.sequence > 0 else { return head }
-    try checkHead(head, position)
+    let state = try currentState()
+    let head = state.lastSequence
+    let position = try store.streamPosition()
+    try check(state, position)
+    guard let position, position.sequence > 0 else { return head }
     let mismatch = { (reason: String, first: UInt64?) in
       ReplicationError.diverged(
         stream: self.stream, sequence: position.sequence, firstLSN: first, version: position.lsn,
@@ -277,17 +301,25 @@ final class StreamGate: CommitGate {
     return head
   }
 
-  /// The stream's last sequence; 0 when the stream is gone (deleted under the store).
-  private func currentHead() throws -> UInt64 {
-    try jetStream.streamState(stream)?.lastSequence ?? 0
+  /// The stream's state; none (0, 0) when the stream is gone (deleted under the store).
+  private func currentState() throws -> StreamState {
+    try jetStream.streamState(stream) ?? StreamState(firstSequence: 0, lastSequence: 0)
   }
 
-  private func checkHead(_ head: UInt64, _ position: StreamPosition?) throws {
-    guard let position, head < position.sequence else { return }
-    throw ReplicationError.diverged(
-      stream: stream, sequence: head, firstLSN: nil, version: position.lsn,
-      reason: "the stream's head (\(head)) is below what the store has applied (\(position.sequence)): "
-        + "the stream lost acknowledged commits, or was deleted and made again")
+  /// Checks that the stream holds what the store needs to go on: the message at its position
+  /// (to check it) and every one after it.
+  private func check(_ state: StreamState, _ position: StreamPosition?) throws {
+    let sequence = position?.sequence ?? 0
+    if let position, state.lastSequence < sequence {
+      throw ReplicationError.diverged(
+        stream: stream, sequence: state.lastSequence, firstLSN: nil, version: position.lsn,
+        reason:
+          "the stream's head (\(state.lastSequence)) is below what the store has applied (\(sequence)): "
+          + "the stream lost acknowledged commits, or was deleted and made again")
+    }
+    if state.firstSequence > max(sequence, 1) {
+      throw ReplicationError.purged(stream: stream, sequence: sequence, firstSequence: state.firstSequence)
+    }
   }
 
   /// Whether the stream's message at `sequence` carries exactly `payload`.

@@ -86,6 +86,8 @@ struct ReplicationLink: Sendable {
 
   static let databaseName = "replication"
   static let positionKey = Array("position".utf8)
+  /// The store's name among its stream's replicas (`Store.replicaID`).
+  static let replicaIDKey = Array("replica-id".utf8)
 
   func position(_ txn: some ReadableTransaction) throws -> StreamPosition? {
     try Self.position(in: database, txn)
@@ -161,8 +163,33 @@ extension Store {
     }
   }
 
+  /// This store's name among the replicas of its stream: 16 hex digits made at random the first
+  /// time it is asked, kept in the `replication` database. A store restored from a snapshot
+  /// (a copy of another store) drops the copied one first, with `forgetReplicaID`.
+  @_spi(Replication) public func replicaID() throws -> String {
+    try environment.write { txn in
+      let database = try environment.openDatabase(ReplicationLink.databaseName, create: true, in: txn)
+      if let bytes = try txn.get(database, ReplicationLink.replicaIDKey) {
+        return String(decoding: bytes, as: UTF8.self)
+      }
+      var random = SystemRandomNumberGenerator()
+      let hex = String(random.next() as UInt64, radix: 16)
+      let id = String(repeating: "0", count: 16 - hex.count) + hex
+      try txn.put(database, ReplicationLink.replicaIDKey, Array(id.utf8))
+      return id
+    }
+  }
+
+  /// Drops the store's replica id, so that the next `replicaID` makes a new one.
+  @_spi(Replication) public func forgetReplicaID() throws {
+    try environment.write { txn in
+      let database = try environment.openDatabase(ReplicationLink.databaseName, create: true, in: txn)
+      _ = try txn.delete(database, ReplicationLink.replicaIDKey)
+    }
+  }
+
   /// The stored checksum of the event at `lsn`; 0 for LSN 0.
-  private func checksum(of lsn: UInt64, _ txn: some ReadableTransaction) throws -> UInt32 {
+  func checksum(of lsn: UInt64, _ txn: some ReadableTransaction) throws -> UInt32 {
     guard lsn > 0 else { return 0 }
     guard let bytes = try txn.get(log.database, lsn), bytes.count >= EventCodec.checksumSize else {
       throw StoreError.corruptEvent(lsn: lsn, reason: "missing from the log")
