@@ -46,6 +46,9 @@ final class JetStream: @unchecked Sendable {
     natsConnection_Destroy(connection)
   }
 
+  /// The largest message (headers and payload) the connected server takes, in bytes.
+  var maximumPayload: Int { Int(natsConnection_GetMaxPayload(connection)) }
+
   /// The stream's state, or `nil` when there is no such stream.
   func streamState(_ name: String) throws(ReplicationError) -> StreamState? {
     var info: UnsafeMutablePointer<jsStreamInfo>?

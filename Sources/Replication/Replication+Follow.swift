@@ -31,6 +31,7 @@ extension Replication {
     applied: (FollowedCommit) -> Void = { _ in }, problem: (ReplicationError) -> Void = { _ in }
   ) throws {
     var subscription: OrderedSubscription?
+    var assembler = CommitAssembler(after: try store.streamPosition()?.sequence ?? 0)
     do {
       try gate.verifyPosition()
       subscription = try subscribe()
@@ -44,7 +45,7 @@ extension Replication {
       do {
         if let message = try subscription?.next(timeout: pollMilliseconds) {
           lastMessage = ContinuousClock.now
-          if try gate.apply(message), let position = try store.streamPosition() {
+          if try gate.consume(message, &assembler), let position = try store.streamPosition() {
             let first = message.headers[CommitMessage.firstLSNHeader].flatMap(UInt64.init) ?? position.lsn
             applied(
               FollowedCommit(
@@ -65,6 +66,7 @@ extension Replication {
         if subscription == nil || (behind && ContinuousClock.now - lastMessage > .seconds(2)) {
           subscription = nil
           subscription = try subscribe()
+          assembler = CommitAssembler(after: sequence)
           lastMessage = ContinuousClock.now
         }
       } catch let error as ReplicationError {

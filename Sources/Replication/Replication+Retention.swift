@@ -38,7 +38,9 @@ extension Replication {
       throw ReplicationError.noSnapshot(stream: stream)
     }
     let replicas = try registry.replicas()
-    let floor = min(replicas.map(\.sequence).min() ?? snapshot, snapshot, state.lastSequence)
+    let position = min(replicas.map(\.sequence).min() ?? snapshot, snapshot, state.lastSequence)
+    // A commit of several messages is kept whole, so that a store at its end can still check it.
+    let floor = try StreamGate.commit(endingAt: position, of: stream, jetStream).first
     let purging = floor > max(state.firstSequence, 1)
     if purging { try jetStream.purge(stream, below: floor) }
     return PurgeOutcome(

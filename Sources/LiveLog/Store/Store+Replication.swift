@@ -199,12 +199,14 @@ extension Store {
         fromByteOffset: bytes.count - EventCodec.checksumSize, as: UInt32.self))
   }
 
-  /// Appends and materializes a commit that took `position` in the stream, and records the
-  /// position, in one write transaction — unless the store has applied it already, or it does
-  /// not continue the store. Live queries hear of it as of any commit.
-  @_spi(Replication) public func applyReplicated(_ commit: EncodedCommit, at position: StreamPosition) throws
-    -> ReplicatedApply
-  {
+  /// Appends and materializes a commit whose last message took `position` in the stream, and
+  /// records the position, in one write transaction — unless the store has applied it already,
+  /// or it does not continue the store: the store must stand at stream sequence `previous`
+  /// (the messages between it and the commit were parts of commits never completed). Live
+  /// queries hear of it as of any commit.
+  @_spi(Replication) public func applyReplicated(
+    _ commit: EncodedCommit, at position: StreamPosition, after previous: UInt64
+  ) throws -> ReplicatedApply {
     guard let link = replicationLink.withLock({ $0 }) else {
       throw StoreError.corruptState(reason: "applyReplicated needs attachReplication first")
     }
@@ -213,7 +215,8 @@ extension Store {
       let current = try link.position(txn)
       let version = try log.lastLSN(txn)
       if let current, current.sequence >= position.sequence { return .alreadyApplied(current) }
-      guard (current?.sequence ?? 0) + 1 == position.sequence, version + 1 == commit.firstLSN,
+      guard (current?.sequence ?? 0) == previous, previous < position.sequence,
+        version + 1 == commit.firstLSN,
         position.lsn == commit.lastLSN
       else { return .notNext(position: current, version: version) }
       guard try checksum(of: version, txn) == commit.previousChecksum else {
