@@ -12,7 +12,9 @@ public enum ReplicationError: Error, Sendable, Hashable, CustomStringConvertible
   case notInStream(path: String, version: UInt64, streamPosition: UInt64)
   /// The store replicates through another stream.
   case otherStream(path: String, stored: String, asked: String)
-  /// The commit is larger than the server takes in one message.
+  /// A message of a commit is larger than the server takes: commits go in parts cut to the
+  /// connected server's `max_payload`, so this is a server that announced a smaller limit than
+  /// the one the parts were cut for (the client reconnected to another meanwhile).
   case commitTooLarge(bytes: Int, detail: String)
   /// No acknowledgement came for a commit after every attempt: it may or may not be in the
   /// stream, and the store did not apply it (a follower will, if it is there).
@@ -48,8 +50,8 @@ public enum ReplicationError: Error, Sendable, Hashable, CustomStringConvertible
     case .otherStream(let path, let stored, let asked):
       "\(path) replicates through stream \(stored), not \(asked); give --stream \(stored)"
     case .commitTooLarge(let bytes, let detail):
-      "a commit of \(bytes) bytes is larger than the NATS server takes in one message (\(detail)); nothing was "
-        + "written. Write smaller commits, or raise the server's max_payload"
+      "a message of \(bytes) bytes of a commit is larger than the NATS server takes (\(detail)); nothing was "
+        + "written. The servers announce different max_payload limits: give them the same one, and write again"
     case .unacknowledged(let stream, let id, let attempts, let detail):
       "stream \(stream) did not acknowledge commit \(id) after \(attempts) attempts (\(detail)); the write failed, "
         + "but the commit may be in the stream: read the store again once it follows the stream"
