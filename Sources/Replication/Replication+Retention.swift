@@ -40,7 +40,7 @@ extension Replication {
     let replicas = try registry.replicas()
     let position = min(replicas.map(\.sequence).min() ?? snapshot, snapshot, state.lastSequence)
     // A commit of several messages is kept whole, so that a store at its end can still check it.
-    let floor = try StreamGate.commit(endingAt: position, of: stream, jetStream).first
+    let floor = try StreamGate.firstSequence(ofCommitEndingAt: position, in: stream, jetStream)
     let purging = floor > max(state.firstSequence, 1)
     if purging { try jetStream.purge(stream, below: floor) }
     return PurgeOutcome(

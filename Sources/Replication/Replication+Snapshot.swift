@@ -28,9 +28,10 @@ extension Replication {
     var options = StoreOptions()
     options.readOnly = true
     let copy = try Store(directory: directory, options: options)
-    guard let position = try copy.streamPosition(), position.stream == stream else {
+    guard let position = try copy.streamPosition(), position.stream == stream, position.sequence > 0 else {
       throw ReplicationError.badSnapshot(
-        path: directory, reason: "the store's copy has no position in stream \(stream)")
+        path: directory,
+        reason: "the store has applied nothing of stream \(stream) yet, so there is nothing to snapshot")
     }
     let last = try copy.lastEvent()
     guard last.version == position.lsn else {

@@ -212,9 +212,12 @@ final class StreamGate: CommitGate {
         stream: self.stream, sequence: position.sequence, firstLSN: first, version: position.lsn,
         reason: reason)
     }
-    let ending = try Self.commit(endingAt: position.sequence, of: stream, jetStream)
-    guard let message = ending.message else {
+    guard let message = try jetStream.message(stream, at: position.sequence) else {
       throw mismatch("the stream no longer holds the message the store applied last", nil)
+    }
+    if case .part = CommitMessage.share(message) {
+      try verifyLastPart(message, position, mismatch)
+      return head
     }
     let (decoded, firstLSN, reason) = CommitMessage.commit(message)
     guard let commit = decoded else {
@@ -226,22 +229,36 @@ final class StreamGate: CommitGate {
     return head
   }
 
-  /// The commit whose last message is at `sequence` (its parts joined), and the sequence of its
-  /// first message; no message when the stream has none there, or its parts do not end there.
-  static func commit(endingAt sequence: UInt64, of stream: String, _ jetStream: JetStream) throws
-    -> (message: StreamMessage?, first: UInt64)
-  {
-    guard let last = try jetStream.message(stream, at: sequence) else { return (nil, sequence) }
-    guard case .part(let index, let count) = CommitMessage.share(last), index == count - 1,
-      sequence >= UInt64(index) + 1
-    else { return (last, sequence) }
-    let first = sequence - UInt64(index)
-    var assembler = CommitAssembler(after: first - 1)
-    for part in first..<sequence {
-      guard let message = try jetStream.message(stream, at: part) else { return (nil, first) }
-      _ = assembler.add(message)
+  /// Checks the last part of a commit at the store's position against the commit the store
+  /// applied there, without reading the other parts (this runs every second while following):
+  /// the same LSNs and previous checksum, and a payload that ends the store's encoding of the
+  /// commit — whose last event's checksum covers its LSN.
+  private func verifyLastPart(
+    _ message: StreamMessage, _ position: StreamPosition, _ mismatch: (String, UInt64?) -> ReplicationError
+  ) throws {
+    let first = message.headers[CommitMessage.firstLSNHeader].flatMap(UInt64.init)
+    guard case .part(let index, let count) = CommitMessage.share(message), index == count - 1, let first,
+      first >= 1, first <= position.lsn,
+      message.headers[CommitMessage.lastLSNHeader].flatMap(UInt64.init) == position.lsn
+    else {
+      throw mismatch("the stream's message there is not the end of the commit the store applied", first)
     }
-    return (assembler.add(last), first)
+    let commit = try store.loggedCommit(from: first, through: position.lsn)
+    guard message.headers[CommitMessage.previousHeader] == String(commit.previousChecksum, radix: 16),
+      CommitMessage.payload(commit).suffix(message.payload.count).elementsEqual(message.payload)
+    else { throw mismatch("the stream's message there is not the commit the store applied", first) }
+  }
+
+  /// The sequence of the first message of the commit whose last message is at `sequence`: its
+  /// first part's, or `sequence` itself for a commit of one message.
+  static func firstSequence(ofCommitEndingAt sequence: UInt64, in stream: String, _ jetStream: JetStream)
+    throws
+    -> UInt64
+  {
+    guard let last = try jetStream.message(stream, at: sequence),
+      case .part(let index, _) = CommitMessage.share(last), sequence > UInt64(index)
+    else { return sequence }
+    return sequence - UInt64(index)
   }
 
   /// The stream's state; none (0, 0) when the stream is gone (deleted under the store).
