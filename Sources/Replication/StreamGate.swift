@@ -119,6 +119,10 @@ final class StreamGate: CommitGate {
 
   func catchUp() throws { _ = try catchUpCounting() }
 
+  /// From this many messages to read on, a catch-up streams them through an ordered consumer
+  /// instead of asking for each (`js_GetMsg`, a round trip per message).
+  static let streamingThreshold: UInt64 = 8
+
   /// Applies the stream's messages from the store's position to the stream's head as it is now.
   func catchUpCounting() throws -> Int {
     let state = try currentState()
@@ -128,6 +132,17 @@ final class StreamGate: CommitGate {
     var assembler = CommitAssembler(after: position?.sequence ?? 0)
     var next = assembler.previous + 1
     var applied = 0
+    if head >= next + Self.streamingThreshold {
+      let subscription = try jetStream.subscribe(stream, subject: subject, from: next)
+      // What does not come in time (or comes out of order) is asked for one by one below.
+      while next <= head, let message = try subscription.next(timeout: jetStream.timeout),
+        message.sequence <= next
+      {
+        guard message.sequence == next else { continue }  // applied already, by the store's own moves
+        if try consume(message, &assembler) { applied += 1 }
+        next = max(message.sequence, assembler.previous) + 1
+      }
+    }
     while next <= head {
       guard let message = try jetStream.message(stream, at: next) else {
         throw ReplicationError.diverged(
