@@ -123,7 +123,8 @@ final class StreamGate: CommitGate {
   /// instead of asking for each (`js_GetMsg`, a round trip per message).
   static let streamingThreshold: UInt64 = 8
 
-  /// Applies the stream's messages from the store's position to the stream's head as it is now.
+  /// Applies the stream's messages from the store's position to the stream's head as it is now,
+  /// up to `batchCommits` commits (or `batchBytes` of them) in a transaction.
   func catchUpCounting() throws -> Int {
     let state = try currentState()
     let head = state.lastSequence
@@ -132,28 +133,75 @@ final class StreamGate: CommitGate {
     var assembler = CommitAssembler(after: position?.sequence ?? 0)
     var next = assembler.previous + 1
     var applied = 0
+    var batch: [ReplicatedCommit] = []
+    var bytes = 0
+    func flush() throws {
+      applied += try apply(batch)
+      batch.removeAll()
+      bytes = 0
+    }
+    func take(_ message: StreamMessage) throws {
+      next = message.sequence + 1
+      guard let whole = assembler.add(message) else { return }
+      let (decoded, firstLSN, reason) = CommitMessage.commit(whole)
+      guard let commit = decoded else {
+        try flush()
+        throw ReplicationError.diverged(
+          stream: stream, sequence: whole.sequence, firstLSN: firstLSN, version: try store.version(),
+          reason: "the message cannot be applied: \(reason)")
+      }
+      batch.append(
+        ReplicatedCommit(
+          commit: commit,
+          position: StreamPosition(stream: stream, sequence: whole.sequence, lsn: commit.lastLSN),
+          previous: assembler.previous))
+      assembler.applied(through: whole.sequence)
+      bytes += whole.payload.count
+      if batch.count >= Self.batchCommits || bytes >= Self.batchBytes { try flush() }
+    }
     if head >= next + Self.streamingThreshold {
       let subscription = try jetStream.subscribe(stream, subject: subject, from: next)
-      // What does not come in time (or comes out of order) is asked for one by one below.
+      // What does not come in time (or out of order) is asked for one by one below.
       while next <= head, let message = try subscription.next(timeout: jetStream.timeout),
-        message.sequence <= next
+        message.sequence == next
       {
-        guard message.sequence == next else { continue }  // applied already, by the store's own moves
-        if try consume(message, &assembler) { applied += 1 }
-        next = max(message.sequence, assembler.previous) + 1
+        try take(message)
       }
     }
     while next <= head {
       guard let message = try jetStream.message(stream, at: next) else {
+        try flush()
         throw ReplicationError.diverged(
           stream: stream, sequence: next, firstLSN: nil, version: try store.version(),
           reason: "the stream has no message there, though its head is \(head)")
       }
-      if try consume(message, &assembler) { applied += 1 }
-      next = max(message.sequence, assembler.previous) + 1
+      try take(message)
     }
+    try flush()
     noteTail(after: assembler.previous, head: head)
     registration.registerIfDue(assembler.previous)
+    return applied
+  }
+
+  /// Commits a catch-up applies in one transaction, at most.
+  static let batchCommits = 256
+  /// Bytes of commits a catch-up applies in one transaction, at most (past the commit that
+  /// reaches it).
+  static let batchBytes = 8 << 20
+
+  /// Applies consecutive commits in as few transactions as the store allows; returns how many
+  /// it applied (those the store had applied already are checked, and not counted).
+  private func apply(_ commits: [ReplicatedCommit]) throws -> Int {
+    var rest = commits[...]
+    var applied = 0
+    while !rest.isEmpty {
+      let (count, stopped) = try store.applyReplicated(Array(rest))
+      applied += count
+      rest = rest.dropFirst(count)
+      guard let stopped, let item = rest.first else { break }
+      try settle(stopped, item)
+      rest = rest.dropFirst()
+    }
     return applied
   }
 
@@ -182,30 +230,39 @@ final class StreamGate: CommitGate {
         reason: "the message cannot be applied: \(reason)")
     }
     let position = StreamPosition(stream: stream, sequence: message.sequence, lsn: commit.lastLSN)
-    switch try store.applyReplicated(commit, at: position, after: previous) {
+    let outcome = try store.applyReplicated(commit, at: position, after: previous)
+    guard outcome != .applied else { return true }
+    try settle(outcome, ReplicatedCommit(commit: commit, position: position, previous: previous))
+    return false
+  }
+
+  /// What a commit the store did not apply means: nothing, when the store holds it already
+  /// (checked); a divergence otherwise.
+  private func settle(_ outcome: ReplicatedApply, _ item: ReplicatedCommit) throws {
+    let (commit, sequence) = (item.commit, item.position.sequence)
+    switch outcome {
     case .applied:
-      return true
+      return
     case .alreadyApplied(let current):
       guard commit.lastLSN <= current.lsn,
         try store.loggedCommit(from: commit.firstLSN, through: commit.lastLSN) == commit,
-        message.sequence != current.sequence || commit.lastLSN == current.lsn
+        sequence != current.sequence || commit.lastLSN == current.lsn
       else {
         throw ReplicationError.diverged(
-          stream: stream, sequence: message.sequence, firstLSN: commit.firstLSN, version: current.lsn,
+          stream: stream, sequence: sequence, firstLSN: commit.firstLSN, version: current.lsn,
           reason: "the store applied another commit at this position")
       }
-      return false
     case .notNext(let current, let version):
       let applied = current?.sequence ?? 0
       let why =
-        applied != previous
+        applied != item.previous
         ? "the store's position is \(applied), so the next commit it can apply is at \(applied + 1)"
         : "its first LSN is not the store's version + 1"
       throw ReplicationError.diverged(
-        stream: stream, sequence: message.sequence, firstLSN: commit.firstLSN, version: version, reason: why)
+        stream: stream, sequence: sequence, firstLSN: commit.firstLSN, version: version, reason: why)
     case .otherHistory(let version):
       throw ReplicationError.diverged(
-        stream: stream, sequence: message.sequence, firstLSN: commit.firstLSN, version: version,
+        stream: stream, sequence: sequence, firstLSN: commit.firstLSN, version: version,
         reason: "the commit was made after another event \(version) than the store's (its previous checksum "
           + "differs): the stream holds another history")
     }

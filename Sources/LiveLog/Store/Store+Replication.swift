@@ -67,6 +67,20 @@ import Synchronization
   public init() {}
 }
 
+/// A commit to apply from the stream: its last message took `position`, and the store must
+/// stand at sequence `previous` before it.
+@_spi(Replication) public struct ReplicatedCommit: Sendable, Hashable {
+  public var commit: EncodedCommit
+  public var position: StreamPosition
+  public var previous: UInt64
+
+  public init(commit: EncodedCommit, position: StreamPosition, previous: UInt64) {
+    self.commit = commit
+    self.position = position
+    self.previous = previous
+  }
+}
+
 /// What `applyReplicated` did.
 @_spi(Replication) public enum ReplicatedApply: Sendable, Hashable {
   case applied
@@ -207,28 +221,69 @@ extension Store {
   @_spi(Replication) public func applyReplicated(
     _ commit: EncodedCommit, at position: StreamPosition, after previous: UInt64
   ) throws -> ReplicatedApply {
+    let (_, stopped) = try applyReplicated([
+      ReplicatedCommit(commit: commit, position: position, previous: previous)
+    ])
+    return stopped ?? .applied
+  }
+
+  /// `applyReplicated(_:at:after:)` for consecutive commits, in one write transaction (one sync
+  /// for all, which is what makes a catch-up fast): applies them in order up to the first that
+  /// is not the next, and returns how many it applied and, if it stopped, why (of the first
+  /// commit not applied). Live queries hear of them as of one commit.
+  @_spi(Replication) public func applyReplicated(_ commits: [ReplicatedCommit]) throws -> (
+    applied: Int, stopped: ReplicatedApply?
+  ) {
     guard let link = replicationLink.withLock({ $0 }) else {
       throw StoreError.corruptState(reason: "applyReplicated needs attachReplication first")
     }
-    try commit.validate()
-    let outcome = try environment.write { txn -> ReplicatedApply in
-      let current = try link.position(txn)
-      let version = try log.lastLSN(txn)
-      if let current, current.sequence >= position.sequence { return .alreadyApplied(current) }
-      guard (current?.sequence ?? 0) == previous, previous < position.sequence,
-        version + 1 == commit.firstLSN,
-        position.lsn == commit.lastLSN
-      else { return .notNext(position: current, version: version) }
-      guard try checksum(of: version, txn) == commit.previousChecksum else {
-        return .otherHistory(version: version)
+    for item in commits { try item.commit.validate() }
+    let (applied, stopped) = try environment.write { txn -> (Int, ReplicatedApply?) in
+      var current = try link.position(txn)
+      var version = try log.lastLSN(txn)
+      // The stored checksum of the store's last event: read for the first commit, then the
+      // last event of each commit taken (each event's stored bytes end with their checksum).
+      var lastChecksum = try checksum(of: version, txn)
+      var events: [(lsn: UInt64, bytes: [UInt8])] = []
+      var stopped: ReplicatedApply?
+      var taken = 0
+      for item in commits {
+        if let current, current.sequence >= item.position.sequence {
+          stopped = .alreadyApplied(current)
+          break
+        }
+        let commit = item.commit
+        guard (current?.sequence ?? 0) == item.previous, item.previous < item.position.sequence,
+          version + 1 == commit.firstLSN, item.position.lsn == commit.lastLSN
+        else {
+          stopped = .notNext(position: current, version: version)
+          break
+        }
+        guard lastChecksum == commit.previousChecksum else {
+          stopped = .otherHistory(version: version)
+          break
+        }
+        events += commit.events.enumerated().map { (commit.firstLSN + UInt64($0.offset), $0.element) }
+        guard let last = commit.events.last, last.count >= EventCodec.checksumSize else {
+          throw StoreError.corruptEvent(lsn: commit.lastLSN, reason: "it is shorter than its checksum")
+        }
+        lastChecksum = last.withUnsafeBytes {
+          UInt32(
+            littleEndian: $0.loadUnaligned(
+              fromByteOffset: last.count - EventCodec.checksumSize, as: UInt32.self))
+        }
+        current = item.position
+        version = commit.lastLSN
+        taken += 1
       }
-      let events = commit.events.enumerated().map { (commit.firstLSN + UInt64($0.offset), $0.element) }
-      try EventApplier(target: self).apply(events, in: txn)
-      try link.write(position, txn)
-      return .applied
+      if taken > 0, let current {
+        try EventApplier(target: self).apply(events, in: txn)
+        try link.write(current, txn)
+      }
+      return (taken, stopped)
     }
-    if outcome == .applied { try catalog.refresh() }
-    return outcome
+    if applied > 0 { try catalog.refresh() }
+    return (applied, stopped)
   }
 
   /// `environment.write` for transactions that may append events: when the store replicates,
