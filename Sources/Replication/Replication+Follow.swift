@@ -41,10 +41,13 @@ extension Replication {
     }
     var lastCheck = ContinuousClock.now
     var lastMessage = ContinuousClock.now
+    // The last sequence delivered: past the store's position while a commit's parts arrive.
+    var delivered: UInt64 = 0
     while !shouldStop() {
       do {
         if let message = try subscription?.next(timeout: pollMilliseconds) {
           lastMessage = ContinuousClock.now
+          delivered = message.sequence
           if try gate.consume(message, &assembler), let position = try store.streamPosition() {
             let first = message.headers[CommitMessage.firstLSNHeader].flatMap(UInt64.init) ?? position.lsn
             applied(
@@ -62,11 +65,12 @@ extension Replication {
         let sequence = try store.streamPosition()?.sequence ?? 0
         gate.registration.registerIfDue(sequence)
         // An ordered consumer whose server died can stay silent; a new one starts where the store is.
-        let behind = head > sequence
+        let behind = head > max(sequence, delivered)
         if subscription == nil || (behind && ContinuousClock.now - lastMessage > .seconds(2)) {
           subscription = nil
           subscription = try subscribe()
           assembler = CommitAssembler(after: sequence)
+          delivered = 0
           lastMessage = ContinuousClock.now
         }
       } catch let error as ReplicationError {
