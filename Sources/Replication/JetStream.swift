@@ -11,6 +11,11 @@ final class JetStream: @unchecked Sendable {
   /// How long a request (a publish's acknowledgement, a stream lookup) may take, in ms.
   let timeout: Int64
 
+  /// Connects to the configuration's servers, with its request timeout.
+  convenience init(_ configuration: ReplicationConfiguration) throws(ReplicationError) {
+    try self.init(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
+  }
+
   /// Connects to the first of `servers` that answers; reconnects on its own later.
   init(servers: [String], timeout: Int64) throws(ReplicationError) {
     self.timeout = timeout

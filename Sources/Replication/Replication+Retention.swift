@@ -28,7 +28,7 @@ extension Replication {
   /// that is gone for good holds purges back until it is forgotten (`forgetReplica`).
   public static func purge(_ configuration: ReplicationConfiguration) throws -> PurgeOutcome {
     let stream = configuration.stream
-    let jetStream = try JetStream(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
+    let jetStream = try JetStream(configuration)
     guard let state = try jetStream.streamState(stream) else {
       throw ReplicationError.nats(
         operation: "purge of stream \(stream)", detail: "the servers have no such stream")
@@ -52,7 +52,7 @@ extension Replication {
   public static func registeredReplicas(_ configuration: ReplicationConfiguration) throws
     -> [RegisteredReplica]
   {
-    let jetStream = try JetStream(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
+    let jetStream = try JetStream(configuration)
     return try ReplicaRegistry(jetStream, stream: configuration.stream, replicas: configuration.replicas)
       .replicas()
   }
@@ -61,7 +61,7 @@ extension Replication {
   /// no more. Should the store replicate again, it registers again (and, if the stream was
   /// purged past it, fails with `ReplicationError.purged`).
   public static func forgetReplica(_ id: String, _ configuration: ReplicationConfiguration) throws {
-    let jetStream = try JetStream(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
+    let jetStream = try JetStream(configuration)
     try ReplicaRegistry(jetStream, stream: configuration.stream, replicas: configuration.replicas).forget(id)
   }
 

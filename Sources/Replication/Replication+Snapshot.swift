@@ -61,7 +61,7 @@ extension Replication {
       throw ReplicationError.snapshotOfOtherStream(
         path: path, stream: stamp.stream, asked: configuration.stream)
     }
-    let jetStream = try JetStream(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
+    let jetStream = try JetStream(configuration)
     let state = try jetStream.streamState(configuration.stream)
     let head = state?.lastSequence ?? 0
     let notInStream = { (reason: String) in

@@ -83,7 +83,7 @@ public final class Replication: Sendable {
     guard !store.options.readOnly else { throw StoreError.readOnly(path: store.directory) }
     self.store = store
     self.configuration = configuration
-    jetStream = try JetStream(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
+    jetStream = try JetStream(configuration)
     try jetStream.addStream(
       stream, subject: CommitMessage.subject(stream: stream), replicas: max(1, configuration.replicas))
     registry = try ReplicaRegistry(jetStream, stream: stream, replicas: configuration.replicas)
@@ -127,7 +127,7 @@ public final class Replication: Sendable {
 
   /// The last sequence of the configured stream (0 when there is none yet), without a store.
   public static func streamHead(_ configuration: ReplicationConfiguration) throws -> UInt64 {
-    let jetStream = try JetStream(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
+    let jetStream = try JetStream(configuration)
     return try jetStream.streamState(configuration.stream)?.lastSequence ?? 0
   }
 

@@ -205,9 +205,15 @@ extension Store {
   /// The stored checksum of the event at `lsn`; 0 for LSN 0.
   func checksum(of lsn: UInt64, _ txn: some ReadableTransaction) throws -> UInt32 {
     guard lsn > 0 else { return 0 }
-    guard let bytes = try txn.get(log.database, lsn), bytes.count >= EventCodec.checksumSize else {
+    guard let bytes = try txn.get(log.database, lsn), let checksum = Self.storedChecksum(bytes) else {
       throw StoreError.corruptEvent(lsn: lsn, reason: "missing from the log")
     }
+    return checksum
+  }
+
+  /// The checksum a stored event's bytes end with; `nil` when they are shorter than one.
+  static func storedChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32? {
+    guard bytes.count >= EventCodec.checksumSize else { return nil }
     return UInt32(
       littleEndian: bytes.loadUnaligned(
         fromByteOffset: bytes.count - EventCodec.checksumSize, as: UInt32.self))
@@ -264,14 +270,10 @@ extension Store {
           break
         }
         events += commit.events.enumerated().map { (commit.firstLSN + UInt64($0.offset), $0.element) }
-        guard let last = commit.events.last, last.count >= EventCodec.checksumSize else {
+        guard let checksum = commit.events.last?.withUnsafeBytes({ Self.storedChecksum($0) }) else {
           throw StoreError.corruptEvent(lsn: commit.lastLSN, reason: "it is shorter than its checksum")
         }
-        lastChecksum = last.withUnsafeBytes {
-          UInt32(
-            littleEndian: $0.loadUnaligned(
-              fromByteOffset: last.count - EventCodec.checksumSize, as: UInt32.self))
-        }
+        lastChecksum = checksum
         current = item.position
         version = commit.lastLSN
         taken += 1
