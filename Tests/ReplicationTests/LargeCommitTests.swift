@@ -113,4 +113,32 @@ import Testing
     #expect(try other.digest() == replica.digest())
     #expect(try other.record(Note.self, id: 5)?.text == "after an abandoned commit")
   }
+
+  @Test func aReplicaAtTheEndOfACommitInPartsDetectsAnotherLastPart() throws {
+    let source = try NATSServer(maximumPayload: Self.maximumPayload)
+    let pair = try StorePair(source)
+    try ReplicationTests.writeHistory(pair.writer, commits: 3, seed: 44)
+    try Self.largeCommit(pair.writer, count: 30, from: 1000)
+    try pair.following.catchUp()
+    let position = try pair.following.status().sequence
+    // Another server's stream of the same name: the same messages, but for one byte of the last
+    // part at the replica's position.
+    let server = try NATSServer(maximumPayload: Self.maximumPayload)
+    let copy = try Fixtures.store(pair.directory.child("copy"))
+    let copying = try Fixtures.replication(copy, server)
+    for sequence in 1...position {
+      let message = try #require(try pair.writing.jetStream.message("notes", at: sequence))
+      var payload = message.payload
+      if sequence == position { payload[payload.count / 2] ^= 0x01 }
+      try ReplicationTests.forge(copying, payload: payload, headers: message.headers)
+    }
+    #expect {
+      _ = try Fixtures.replication(pair.replica, server)
+    } throws: { error in
+      guard case .diverged("notes", position, _, _, let reason) = error as? ReplicationError else {
+        return false
+      }
+      return reason.contains("not the commit the store applied")
+    }
+  }
 }
