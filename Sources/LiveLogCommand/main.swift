@@ -22,6 +22,9 @@ let commands: [Command] = [
   importCommand,
   statsCommand,
   followCommand,
+  snapshotCommand,
+  bootstrapCommand,
+  purgeCommand,
 ]
 
 /// The command names' column: the longest name and two spaces.

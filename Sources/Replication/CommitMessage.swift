@@ -11,7 +11,12 @@ enum CommitMessage {
   /// history before it.
   static let previousHeader = "LiveLog-Previous-Checksum"
   static let messageIDHeader = "Nats-Msg-Id"
-  static let headerNames = [firstLSNHeader, lastLSNHeader, previousHeader, messageIDHeader]
+  /// `index/count` (from 0) on each part of a commit larger than a message; absent on a commit
+  /// of one message.
+  static let partHeader = "LiveLog-Part"
+  static let headerNames = [firstLSNHeader, lastLSNHeader, previousHeader, messageIDHeader, partHeader]
+  /// What a part's headers may take of the server's message limit (they need under 300 bytes).
+  static let headerAllowance = 1024
 
   static func subject(stream: String) -> String { "livelog.\(stream).commits" }
 
@@ -32,6 +37,44 @@ enum CommitMessage {
       (firstLSNHeader, String(commit.firstLSN)), (lastLSNHeader, String(commit.lastLSN)),
       (previousHeader, String(commit.previousChecksum, radix: 16)),
     ]
+  }
+
+  /// The messages that carry `commit` when the server takes at most `maximumPayload` bytes a
+  /// message: one, or parts that split its payload, each with the commit's headers and its
+  /// `LiveLog-Part`. A part's message id names its place — the stream sequence the first part
+  /// is published after — so that a commit published again at another place after its parts
+  /// were abandoned is not taken for a duplicate of them.
+  static func messages(
+    _ commit: EncodedCommit, stream: String, maximumPayload: Int, after sequence: UInt64
+  ) -> [(payload: [UInt8], headers: [(String, String)], id: String)] {
+    let whole = payload(commit)
+    let id = messageID(stream: stream, firstLSN: commit.firstLSN)
+    let size = max(1, maximumPayload - headerAllowance)
+    guard whole.count > size else { return [(whole, headers(commit), id)] }
+    let count = (whole.count + size - 1) / size
+    return (0..<count).map { index in
+      let part = Array(whole[index * size..<min(whole.count, (index + 1) * size)])
+      return (
+        part, headers(commit) + [(partHeader, "\(index)/\(count)")], "\(id):\(index)/\(count)@\(sequence)"
+      )
+    }
+  }
+
+  /// What a message holds of its commit.
+  enum Share: Equatable {
+    case whole
+    case part(index: Int, count: Int)
+    /// Its `LiveLog-Part` header is not `index/count`.
+    case unreadable
+  }
+
+  static func share(_ message: StreamMessage) -> Share {
+    guard let text = message.headers[partHeader] else { return .whole }
+    let fields = text.split(separator: "/")
+    guard fields.count == 2, let index = Int(fields[0]), let count = Int(fields[1]), count >= 2, index >= 0,
+      index < count
+    else { return .unreadable }
+    return .part(index: index, count: count)
   }
 
   /// The commit a message carries, checked against its headers; `reason` says what is wrong.

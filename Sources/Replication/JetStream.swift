@@ -7,9 +7,14 @@ import Foundation
 /// of its own that changes.
 final class JetStream: @unchecked Sendable {
   private let connection: OpaquePointer
-  private let context: OpaquePointer
+  let context: OpaquePointer
   /// How long a request (a publish's acknowledgement, a stream lookup) may take, in ms.
   let timeout: Int64
+
+  /// Connects to the configuration's servers, with its request timeout.
+  convenience init(_ configuration: ReplicationConfiguration) throws(ReplicationError) {
+    try self.init(servers: configuration.servers, timeout: configuration.timeoutMilliseconds)
+  }
 
   /// Connects to the first of `servers` that answers; reconnects on its own later.
   init(servers: [String], timeout: Int64) throws(ReplicationError) {
@@ -46,6 +51,9 @@ final class JetStream: @unchecked Sendable {
     natsConnection_Destroy(connection)
   }
 
+  /// The largest message (headers and payload) the connected server takes, in bytes.
+  var maximumPayload: Int { Int(natsConnection_GetMaxPayload(connection)) }
+
   /// The stream's state, or `nil` when there is no such stream.
   func streamState(_ name: String) throws(ReplicationError) -> StreamState? {
     var info: UnsafeMutablePointer<jsStreamInfo>?
@@ -58,7 +66,7 @@ final class JetStream: @unchecked Sendable {
       throw .nats(operation: "js_GetStreamInfo(\(name))", detail: "no stream information")
     }
     return StreamState(
-      lastSequence: info.pointee.State.LastSeq,
+      firstSequence: info.pointee.State.FirstSeq, lastSequence: info.pointee.State.LastSeq,
       leader: info.pointee.Cluster?.pointee.Leader.map { String(cString: $0) })
   }
 
@@ -173,6 +181,9 @@ final class JetStream: @unchecked Sendable {
 
 /// What the server said of a stream.
 struct StreamState: Sendable, Hashable {
+  /// The sequence of the stream's first message: above 1 once the stream was purged (and the
+  /// head + 1 when it holds none).
+  var firstSequence: UInt64
   var lastSequence: UInt64
   /// The name of the server that leads the stream, in a cluster.
   var leader: String?

@@ -31,20 +31,24 @@ extension Replication {
     applied: (FollowedCommit) -> Void = { _ in }, problem: (ReplicationError) -> Void = { _ in }
   ) throws {
     var subscription: OrderedSubscription?
+    var assembler = CommitAssembler(after: try store.streamPosition()?.sequence ?? 0)
     do {
       try gate.verifyPosition()
       subscription = try subscribe()
     } catch let error as ReplicationError {
-      if case .diverged = error { throw error }
+      if error.endsFollowing { throw error }
       problem(error)  // the loop looks at the stream, and subscribes again, a second later
     }
     var lastCheck = ContinuousClock.now
     var lastMessage = ContinuousClock.now
+    // The last sequence delivered: past the store's position while a commit's parts arrive.
+    var delivered: UInt64 = 0
     while !shouldStop() {
       do {
         if let message = try subscription?.next(timeout: pollMilliseconds) {
           lastMessage = ContinuousClock.now
-          if try gate.apply(message), let position = try store.streamPosition() {
+          delivered = message.sequence
+          if try gate.consume(message, &assembler), let position = try store.streamPosition() {
             let first = message.headers[CommitMessage.firstLSNHeader].flatMap(UInt64.init) ?? position.lsn
             applied(
               FollowedCommit(
@@ -58,16 +62,21 @@ extension Replication {
         guard ContinuousClock.now - lastCheck > .seconds(1) else { continue }
         lastCheck = ContinuousClock.now
         let head = try gate.verifyPosition()
+        let sequence = try store.streamPosition()?.sequence ?? 0
+        gate.registration.registerIfDue(sequence)
         // An ordered consumer whose server died can stay silent; a new one starts where the store is.
-        let behind = head > (try store.streamPosition()?.sequence ?? 0)
+        let behind = head > max(sequence, delivered)
         if subscription == nil || (behind && ContinuousClock.now - lastMessage > .seconds(2)) {
           subscription = nil
           subscription = try subscribe()
+          assembler = CommitAssembler(after: sequence)
+          delivered = 0
           lastMessage = ContinuousClock.now
         }
       } catch let error as ReplicationError {
-        // The servers come and go (an election, a restart); only a divergence ends the follower.
-        guard case .diverged = error else {
+        // The servers come and go (an election, a restart); only a divergence or a purge past the
+        // store ends the follower.
+        guard error.endsFollowing else {
           problem(error)
           subscription = nil
           continue

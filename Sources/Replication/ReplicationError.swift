@@ -12,11 +12,25 @@ public enum ReplicationError: Error, Sendable, Hashable, CustomStringConvertible
   case notInStream(path: String, version: UInt64, streamPosition: UInt64)
   /// The store replicates through another stream.
   case otherStream(path: String, stored: String, asked: String)
-  /// The commit is larger than the server takes in one message.
+  /// A message of a commit is larger than the server takes: commits go in parts cut to the
+  /// connected server's `max_payload`, so this is a server that announced a smaller limit than
+  /// the one the parts were cut for (the client reconnected to another meanwhile).
   case commitTooLarge(bytes: Int, detail: String)
   /// No acknowledgement came for a commit after every attempt: it may or may not be in the
   /// stream, and the store did not apply it (a follower will, if it is there).
   case unacknowledged(stream: String, messageID: String, attempts: Int, detail: String)
+  /// The stream was purged past what the store needs to go on: the message at its position
+  /// (`sequence`, 0 for an empty store) or after it. The store must be made again from a
+  /// snapshot.
+  case purged(stream: String, sequence: UInt64, firstSequence: UInt64)
+  /// A snapshot file is damaged, truncated, or not a snapshot.
+  case badSnapshot(path: String, reason: String)
+  /// A snapshot is of another stream than the one asked.
+  case snapshotOfOtherStream(path: String, stream: String, asked: String)
+  /// The stream does not hold a snapshot's position: it is beyond the stream's head, or purged.
+  case snapshotNotInStream(path: String, stream: String, sequence: UInt64, reason: String)
+  /// A purge was asked before any snapshot of the stream was written.
+  case noSnapshot(stream: String)
 
   public var description: String {
     switch self {
@@ -36,11 +50,35 @@ public enum ReplicationError: Error, Sendable, Hashable, CustomStringConvertible
     case .otherStream(let path, let stored, let asked):
       "\(path) replicates through stream \(stored), not \(asked); give --stream \(stored)"
     case .commitTooLarge(let bytes, let detail):
-      "a commit of \(bytes) bytes is larger than the NATS server takes in one message (\(detail)); nothing was "
-        + "written. Write smaller commits, or raise the server's max_payload"
+      "a message of \(bytes) bytes of a commit is larger than the NATS server takes (\(detail)); nothing was "
+        + "written. The servers announce different max_payload limits: give them the same one, and write again"
     case .unacknowledged(let stream, let id, let attempts, let detail):
       "stream \(stream) did not acknowledge commit \(id) after \(attempts) attempts (\(detail)); the write failed, "
         + "but the commit may be in the stream: read the store again once it follows the stream"
+    case .purged(let stream, let sequence, let first):
+      "stream \(stream) was purged: it holds sequences from \(first) on, but "
+        + (sequence == 0 ? "this store is empty and needs them from 1" : "this store is at \(sequence)")
+        + ", so it cannot go on from the stream. Bootstrap this replica from a snapshot into an empty directory "
+        + "(livelog --stream \(stream) snapshot on a replica that is current, then bootstrap)"
+    case .badSnapshot(let path, let reason):
+      "\(path) is not a usable snapshot: \(reason). Write a new one with `livelog snapshot`"
+    case .snapshotOfOtherStream(let path, let stream, let asked):
+      "\(path) is a snapshot of stream \(stream), not \(asked); nothing was restored. Give --stream \(stream), "
+        + "or a snapshot of \(asked)"
+    case .snapshotNotInStream(let path, let stream, let sequence, let reason):
+      "\(path) is a snapshot at sequence \(sequence) of stream \(stream), but \(reason); nothing was restored"
+    case .noSnapshot(let stream):
+      "stream \(stream) has no snapshot yet, and a purge keeps every message after the newest one: write one first "
+        + "(livelog --stream \(stream) snapshot), and keep it for new replicas"
+    }
+  }
+
+  /// Whether a follower stops on this error rather than trying again: the store and the stream
+  /// cannot go on together.
+  public var endsFollowing: Bool {
+    switch self {
+    case .diverged, .purged, .otherStream, .notInStream: true
+    default: false
     }
   }
 }

@@ -67,6 +67,20 @@ import Synchronization
   public init() {}
 }
 
+/// A commit to apply from the stream: its last message took `position`, and the store must
+/// stand at sequence `previous` before it.
+@_spi(Replication) public struct ReplicatedCommit: Sendable, Hashable {
+  public var commit: EncodedCommit
+  public var position: StreamPosition
+  public var previous: UInt64
+
+  public init(commit: EncodedCommit, position: StreamPosition, previous: UInt64) {
+    self.commit = commit
+    self.position = position
+    self.previous = previous
+  }
+}
+
 /// What `applyReplicated` did.
 @_spi(Replication) public enum ReplicatedApply: Sendable, Hashable {
   case applied
@@ -86,6 +100,8 @@ struct ReplicationLink: Sendable {
 
   static let databaseName = "replication"
   static let positionKey = Array("position".utf8)
+  /// The store's name among its stream's replicas (`Store.replicaID`).
+  static let replicaIDKey = Array("replica-id".utf8)
 
   func position(_ txn: some ReadableTransaction) throws -> StreamPosition? {
     try Self.position(in: database, txn)
@@ -161,44 +177,115 @@ extension Store {
     }
   }
 
+  /// This store's name among the replicas of its stream: 16 hex digits made at random the first
+  /// time it is asked, kept in the `replication` database. A store restored from a snapshot
+  /// (a copy of another store) drops the copied one first, with `forgetReplicaID`.
+  @_spi(Replication) public func replicaID() throws -> String {
+    try environment.write { txn in
+      let database = try environment.openDatabase(ReplicationLink.databaseName, create: true, in: txn)
+      if let bytes = try txn.get(database, ReplicationLink.replicaIDKey) {
+        return String(decoding: bytes, as: UTF8.self)
+      }
+      var random = SystemRandomNumberGenerator()
+      let hex = String(random.next() as UInt64, radix: 16)
+      let id = String(repeating: "0", count: 16 - hex.count) + hex
+      try txn.put(database, ReplicationLink.replicaIDKey, Array(id.utf8))
+      return id
+    }
+  }
+
+  /// Drops the store's replica id, so that the next `replicaID` makes a new one.
+  @_spi(Replication) public func forgetReplicaID() throws {
+    try environment.write { txn in
+      let database = try environment.openDatabase(ReplicationLink.databaseName, create: true, in: txn)
+      _ = try txn.delete(database, ReplicationLink.replicaIDKey)
+    }
+  }
+
   /// The stored checksum of the event at `lsn`; 0 for LSN 0.
-  private func checksum(of lsn: UInt64, _ txn: some ReadableTransaction) throws -> UInt32 {
+  func checksum(of lsn: UInt64, _ txn: some ReadableTransaction) throws -> UInt32 {
     guard lsn > 0 else { return 0 }
-    guard let bytes = try txn.get(log.database, lsn), bytes.count >= EventCodec.checksumSize else {
+    guard let bytes = try txn.get(log.database, lsn), let checksum = Self.storedChecksum(bytes) else {
       throw StoreError.corruptEvent(lsn: lsn, reason: "missing from the log")
     }
+    return checksum
+  }
+
+  /// The checksum a stored event's bytes end with; `nil` when they are shorter than one.
+  static func storedChecksum(_ bytes: UnsafeRawBufferPointer) -> UInt32? {
+    guard bytes.count >= EventCodec.checksumSize else { return nil }
     return UInt32(
       littleEndian: bytes.loadUnaligned(
         fromByteOffset: bytes.count - EventCodec.checksumSize, as: UInt32.self))
   }
 
-  /// Appends and materializes a commit that took `position` in the stream, and records the
-  /// position, in one write transaction — unless the store has applied it already, or it does
-  /// not continue the store. Live queries hear of it as of any commit.
-  @_spi(Replication) public func applyReplicated(_ commit: EncodedCommit, at position: StreamPosition) throws
-    -> ReplicatedApply
-  {
+  /// Appends and materializes a commit whose last message took `position` in the stream, and
+  /// records the position, in one write transaction — unless the store has applied it already,
+  /// or it does not continue the store: the store must stand at stream sequence `previous`
+  /// (the messages between it and the commit were parts of commits never completed). Live
+  /// queries hear of it as of any commit.
+  @_spi(Replication) public func applyReplicated(
+    _ commit: EncodedCommit, at position: StreamPosition, after previous: UInt64
+  ) throws -> ReplicatedApply {
+    let (_, stopped) = try applyReplicated([
+      ReplicatedCommit(commit: commit, position: position, previous: previous)
+    ])
+    return stopped ?? .applied
+  }
+
+  /// `applyReplicated(_:at:after:)` for consecutive commits, in one write transaction (one sync
+  /// for all, which is what makes a catch-up fast): applies them in order up to the first that
+  /// is not the next, and returns how many it applied and, if it stopped, why (of the first
+  /// commit not applied). Live queries hear of them as of one commit.
+  @_spi(Replication) public func applyReplicated(_ commits: [ReplicatedCommit]) throws -> (
+    applied: Int, stopped: ReplicatedApply?
+  ) {
     guard let link = replicationLink.withLock({ $0 }) else {
       throw StoreError.corruptState(reason: "applyReplicated needs attachReplication first")
     }
-    try commit.validate()
-    let outcome = try environment.write { txn -> ReplicatedApply in
-      let current = try link.position(txn)
-      let version = try log.lastLSN(txn)
-      if let current, current.sequence >= position.sequence { return .alreadyApplied(current) }
-      guard (current?.sequence ?? 0) + 1 == position.sequence, version + 1 == commit.firstLSN,
-        position.lsn == commit.lastLSN
-      else { return .notNext(position: current, version: version) }
-      guard try checksum(of: version, txn) == commit.previousChecksum else {
-        return .otherHistory(version: version)
+    for item in commits { try item.commit.validate() }
+    let (applied, stopped) = try environment.write { txn -> (Int, ReplicatedApply?) in
+      var current = try link.position(txn)
+      var version = try log.lastLSN(txn)
+      // The stored checksum of the store's last event: read for the first commit, then the
+      // last event of each commit taken (each event's stored bytes end with their checksum).
+      var lastChecksum = try checksum(of: version, txn)
+      var events: [(lsn: UInt64, bytes: [UInt8])] = []
+      var stopped: ReplicatedApply?
+      var taken = 0
+      for item in commits {
+        if let current, current.sequence >= item.position.sequence {
+          stopped = .alreadyApplied(current)
+          break
+        }
+        let commit = item.commit
+        guard (current?.sequence ?? 0) == item.previous, item.previous < item.position.sequence,
+          version + 1 == commit.firstLSN, item.position.lsn == commit.lastLSN
+        else {
+          stopped = .notNext(position: current, version: version)
+          break
+        }
+        guard lastChecksum == commit.previousChecksum else {
+          stopped = .otherHistory(version: version)
+          break
+        }
+        events += commit.events.enumerated().map { (commit.firstLSN + UInt64($0.offset), $0.element) }
+        guard let checksum = commit.events.last?.withUnsafeBytes({ Self.storedChecksum($0) }) else {
+          throw StoreError.corruptEvent(lsn: commit.lastLSN, reason: "it is shorter than its checksum")
+        }
+        lastChecksum = checksum
+        current = item.position
+        version = commit.lastLSN
+        taken += 1
       }
-      let events = commit.events.enumerated().map { (commit.firstLSN + UInt64($0.offset), $0.element) }
-      try EventApplier(target: self).apply(events, in: txn)
-      try link.write(position, txn)
-      return .applied
+      if taken > 0, let current {
+        try EventApplier(target: self).apply(events, in: txn)
+        try link.write(current, txn)
+      }
+      return (taken, stopped)
     }
-    if outcome == .applied { try catalog.refresh() }
-    return outcome
+    if applied > 0 { try catalog.refresh() }
+    return (applied, stopped)
   }
 
   /// `environment.write` for transactions that may append events: when the store replicates,

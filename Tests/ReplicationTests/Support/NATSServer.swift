@@ -33,8 +33,11 @@ final class NATSServer: @unchecked Sendable {
     return candidates.map { $0 + "/nats-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
   }()
 
-  /// Starts a server; with `cluster`, as one node of a cluster whose routes are `routes`.
-  init(port: Int? = nil, cluster: (name: String, port: Int, routes: [Int])? = nil) throws {
+  /// Starts a server; with `cluster`, as one node of a cluster whose routes are `routes`; with
+  /// `maximumPayload`, taking messages of at most that many bytes (`max_payload`).
+  init(
+    port: Int? = nil, cluster: (name: String, port: Int, routes: [Int])? = nil, maximumPayload: Int? = nil
+  ) throws {
     guard let executable = Self.executable else { throw Missing() }
     directory = try TemporaryDirectory()
     self.port = try port ?? Self.freePort()
@@ -44,6 +47,11 @@ final class NATSServer: @unchecked Sendable {
       "-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", directory.child("jetstream"), "-l", logFile,
       "--name", name,
     ]
+    if let maximumPayload {
+      let configuration = directory.child("server.conf")
+      try "max_payload: \(maximumPayload)\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+      arguments += ["-c", configuration]
+    }
     if let cluster {
       arguments += [
         "--cluster_name", cluster.name, "--cluster", "nats://127.0.0.1:\(cluster.port)", "--routes",
