@@ -284,6 +284,10 @@ final class StreamGate: CommitGate {
 
   private func checkHead(_ head: UInt64, _ position: StreamPosition?) throws {
     guard let position, head < position.sequence else { return }
+    // While a clustered stream has no leader, nats-server 2.9 lets any of its copies answer for
+    // it, a lagging one too: the head counts as below the store only when the stream does not
+    // hold the store's last message either.
+    if try jetStream.message(stream, at: position.sequence) != nil { return }
     throw ReplicationError.diverged(
       stream: stream, sequence: head, firstLSN: nil, version: position.lsn,
       reason: "the stream's head (\(head)) is below what the store has applied (\(position.sequence)): "
