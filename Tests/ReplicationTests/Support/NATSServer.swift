@@ -9,8 +9,19 @@ final class NATSServer: @unchecked Sendable {
   /// The server's name (`-n`): what a stream's cluster information calls its leader.
   let name: String
   let directory: TemporaryDirectory
+  /// The cluster this server is a node of, if any.
+  let cluster: ClusterRoute?
+  /// The HTTP monitoring port (`-m`), if it has one.
+  let monitorPort: Int?
   private let process: Process
   private let logFile: String
+
+  /// A node's place in a cluster: the cluster's name, its own route port, the others'.
+  struct ClusterRoute: Sendable {
+    var name: String
+    var port: Int
+    var routes: [Int]
+  }
 
   var url: String { "nats://127.0.0.1:\(port)" }
 
@@ -33,17 +44,25 @@ final class NATSServer: @unchecked Sendable {
     return candidates.map { $0 + "/nats-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
   }()
 
-  /// Starts a server; with `cluster`, as one node of a cluster whose routes are `routes`.
-  init(port: Int? = nil, cluster: (name: String, port: Int, routes: [Int])? = nil) throws {
+  /// Starts a server; with `cluster`, as one node of a cluster whose routes are `routes`; with
+  /// `directory`, on the JetStream files a server left there (a restart).
+  init(
+    port: Int? = nil, cluster: ClusterRoute? = nil, monitorPort: Int? = nil,
+    directory: TemporaryDirectory? = nil
+  ) throws {
     guard let executable = Self.executable else { throw Missing() }
-    directory = try TemporaryDirectory()
+    self.directory = try directory ?? TemporaryDirectory()
     self.port = try port ?? Self.freePort()
+    self.cluster = cluster
+    self.monitorPort = monitorPort
     name = "n\(self.port)"
-    logFile = directory.child("server.log")
+    logFile = self.directory.child("server.log")
     var arguments = [
-      "-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", directory.child("jetstream"), "-l", logFile,
+      "-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", self.directory.child("jetstream"), "-l",
+      logFile,
       "--name", name,
     ]
+    if let monitorPort { arguments += ["-m", String(monitorPort)] }
     if let cluster {
       arguments += [
         "--cluster_name", cluster.name, "--cluster", "nats://127.0.0.1:\(cluster.port)", "--routes",
@@ -100,16 +119,25 @@ final class NATSServer: @unchecked Sendable {
     process.waitUntilExit()
   }
 
-  /// Three servers of one JetStream cluster, each routed to the others.
+  /// The same server started again (after `stop`): same name, ports, cluster and JetStream files.
+  func restarted() throws -> NATSServer {
+    try NATSServer(port: port, cluster: cluster, monitorPort: monitorPort, directory: directory)
+  }
+
+  var isRunning: Bool { process.isRunning }
+
+  /// Three servers of one JetStream cluster, each routed to the others, each with a monitoring port.
   static func cluster() throws -> [NATSServer] {
     let clients = try (0..<3).map { _ in try freePort() }
     let routes = try (0..<3).map { _ in try freePort() }
+    let monitors = try (0..<3).map { _ in try freePort() }
     return try (0..<3).map { node in
       try NATSServer(
         port: clients[node],
-        cluster: (
+        cluster: ClusterRoute(
           name: "livelog", port: routes[node], routes: routes.indices.filter { $0 != node }.map { routes[$0] }
-        ))
+        ),
+        monitorPort: monitors[node])
     }
   }
 
