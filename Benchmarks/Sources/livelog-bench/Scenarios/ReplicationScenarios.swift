@@ -4,7 +4,8 @@ import LiveLog
 import LiveLogReplication
 
 /// Commits through a NATS JetStream stream (one `nats-server -js` on loopback, started here)
-/// beside the same commits on a local store, and the catch-up of a new replica.
+/// beside the same commits on a local store, and the catch-up of a new replica; then the same on
+/// a 3-server cluster, with replica lag and the failover write gap (`replicationCluster`).
 extension Scenario {
   static let replication = Scenario(
     name: "replication",
@@ -17,30 +18,20 @@ extension Scenario {
       context.quick ? [(1, 300), (100, 30)] : [(1, 2000), (100, 200)]
     for durability in [Durability.durable, .noSync] {
       for (batchSize, commits) in cases {
-        let repositories = generator.generate(count: batchSize * commits, seed: 3)
-        let batches = stride(from: 0, to: repositories.count, by: batchSize).map {
-          repositories[$0..<min($0 + batchSize, repositories.count)].map(Mutation.upsert)
-        }
+        let batches = replicationBatches(generator, batchSize: batchSize, commits: commits)
         var options = StoreOptions()
         options.durability = durability
         let stream = "bench-\(batchSize)-\(durability)".replacingOccurrences(of: ".", with: "")
-        func timedWrites(_ store: Store) throws -> [Double] {
-          try batches.map { batch in
-            let start = now()
-            try store.write(batch)
-            return now() - start
-          }
-        }
         let streamTimes: [Double]
         let head: UInt64
         do {
           let store = try Store(directory: try context.freshDirectory("replicated").path, options: options)
           let replication = try server.replication(store, stream: stream)
-          streamTimes = try timedWrites(store)
+          streamTimes = try timedWrites(store, batches)
           head = try replication.status().sequence
         }
         let localTimes = try timedWrites(
-          try Store(directory: try context.freshDirectory("local").path, options: options))
+          try Store(directory: try context.freshDirectory("local").path, options: options), batches)
         // A new replica applies the whole stream.
         let replica = try Store(directory: try context.freshDirectory("replica").path, options: options)
         let catchUpStart = now()
@@ -51,7 +42,7 @@ extension Scenario {
           Comparison(
             scenario: "replication",
             name: "batch \(batchSize), \(durability), through the stream",
-            size: repositories.count,
+            size: batchSize * commits,
             ours: Figure(engine: "LiveLog + JetStream", stats: Statistics(streamTimes), itemsPerOperation: 1),
             peer: Figure(engine: "LiveLog local store", stats: Statistics(localTimes), itemsPerOperation: 1),
             notes: [
@@ -62,50 +53,6 @@ extension Scenario {
             ]))
       }
     }
-  }
-}
-
-/// The benchmark's own `nats-server -js` on a loopback port.
-final class BenchmarkNATSServer {
-  private let process = Process()
-  let url: String
-
-  init(directory: URL) throws {
-    let candidates = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"]
-    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-    else {
-      throw MissingServer()
-    }
-    let port = 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 20_000)
-    url = "nats://127.0.0.1:\(port)"
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", directory.path]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-  }
-
-  /// The store's replication through this server, once the server answers (at most 10 s).
-  func replication(_ store: Store, stream: String) throws -> Replication {
-    let deadline = Date().addingTimeInterval(10)
-    while true {
-      do {
-        return try Replication(
-          store: store, configuration: ReplicationConfiguration(servers: [url], stream: stream))
-      } catch ReplicationError.unreachable where Date() < deadline {
-        usleep(50_000)
-      }
-    }
-  }
-
-  func stop() {
-    process.terminate()
-    process.waitUntilExit()
-  }
-}
-
-private struct MissingServer: Error, CustomStringConvertible {
-  var description: String {
-    "nats-server is not installed: `make bench` installs it (apt-get install nats-server)"
+    try replicationCluster(context, generator: generator, single: server)
   }
 }
