@@ -32,7 +32,10 @@ final class ClusterRun {
     self.replications = replications
     followers = replications.map { BackgroundFollower($0) }
     // The stream's first commits (the collection, the counter), so that C shows it has started.
-    try stores[0].write([.upsert(Note(id: ConcurrentWriters.counterID, text: "counter", score: 0))])
+    // A stream just made has no leader for a moment: "no responders" until it has.
+    try Self.retrying("the first commit") {
+      _ = try stores[0].write([.upsert(Note(id: ConcurrentWriters.counterID, text: "counter", score: 0))])
+    }
     replicaPath = directory.child("c")
     replica = try Self.startReplica(replicaPath, cluster, stream: stream)
   }
@@ -68,6 +71,22 @@ final class ClusterRun {
         return try Replication(store: store, configuration: configuration)
       } catch let error as ReplicationError where Date() < deadline {
         if case .diverged = error { throw error }
+        usleep(200_000)
+      }
+    }
+  }
+
+  /// Runs `body` again while it fails with a `ReplicationError` other than a divergence (the
+  /// servers answer no request while they elect a leader, or too slowly under load), for at most
+  /// 60 s.
+  static func retrying(_ what: String, _ body: () throws -> Void) throws {
+    let deadline = Date().addingTimeInterval(60)
+    while true {
+      do {
+        return try body()
+      } catch let error as ReplicationError where Date() < deadline {
+        if case .diverged = error { throw error }
+        print("ClusterTests: \(what) failed, tried again: \(error)")
         usleep(200_000)
       }
     }

@@ -91,10 +91,14 @@ final class ConcurrentWriters: Sendable {
     }
   }
 
-  /// Waits until every writer has had `count` more writes acknowledged (at most `seconds`).
-  func waitForProgress(_ count: Int, seconds: Double = 60) throws {
+  /// Waits until every writer has had `count` more writes acknowledged (at most `seconds`, as
+  /// long as a writer tries one write).
+  func waitForProgress(_ count: Int, seconds: Double = 120) throws {
     let start = acknowledged.map(\.count)
-    try Fixtures.wait("every writer to have \(count) more writes acknowledged", seconds: seconds) {
+    try Fixtures.wait(
+      "every writer to have \(count) more writes acknowledged (from \(start); \(retries) retries so far)",
+      seconds: seconds
+    ) {
       if let failure = failures.first { throw WriterFailed(description: failure) }
       return zip(acknowledged, start).allSatisfy { $0.count >= $1 + count }
     }

@@ -160,17 +160,29 @@ final class NATSServer: @unchecked Sendable {
   }
 
   private static func accepts(_ port: Int) -> Bool {
+    guard let socket = connectedSocket(port) else { return false }
+    close(socket)
+    return true
+  }
+
+  /// A TCP socket connected to `port` on loopback (the caller closes it), or `nil`.
+  static func connectedSocket(_ port: Int) -> Int32? {
     let socket = tcpSocket()
-    defer { close(socket) }
+    guard socket >= 0 else { return nil }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
-    return withUnsafePointer(to: &address) {
+    let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
       }
     }
+    guard connected else {
+      close(socket)
+      return nil
+    }
+    return socket
   }
 }
 
