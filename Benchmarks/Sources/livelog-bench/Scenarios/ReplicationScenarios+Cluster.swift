@@ -20,37 +20,11 @@ extension Scenario {
     let cases: [(batch: Int, commits: Int)] =
       context.quick ? [(1, 300), (100, 30)] : [(1, 2000), (100, 200)]
     for (batchSize, commits) in cases {
-      let batches = replicationBatches(generator, batchSize: batchSize, commits: commits)
-      let stream = "cluster-\(batchSize)"
-      let streamTimes: [Double]
-      let head: UInt64
-      do {
-        let store = try Store(directory: try context.freshDirectory("cluster-writer").path, options: options)
-        let replication = try cluster.replication(store, stream: stream)
-        streamTimes = try timedWrites(store, batches)
-        head = try replication.status().sequence
-      }
-      let localTimes = try timedWrites(
-        try Store(directory: try context.freshDirectory("cluster-local").path, options: options), batches)
-      let replica = try Store(directory: try context.freshDirectory("cluster-replica").path, options: options)
-      let replicaReplication = try cluster.replication(replica, stream: stream)
-      let catchUpStart = now()
-      let applied = try replicaReplication.catchUp()
-      let catchUp = now() - catchUpStart
-      context.report.add(
-        Comparison(
-          scenario: "replication",
-          name: "batch \(batchSize), \(Durability.noSync), 3 copies on 3 servers",
-          size: batchSize * commits,
-          ours: Figure(
-            engine: "LiveLog + JetStream R3", stats: Statistics(streamTimes), itemsPerOperation: 1),
-          peer: Figure(engine: "LiveLog local store", stats: Statistics(localTimes), itemsPerOperation: 1),
-          notes: [
-            "commits/s": Double(commits) / streamTimes.reduce(0, +),
-            "local commits/s": Double(commits) / localTimes.reduce(0, +),
-            "catch-up commits/s": Double(applied) / catchUp,
-            "stream messages": Double(head),
-          ]))
+      try streamBesideLocalStore(
+        context, name: "batch \(batchSize), \(Durability.noSync), 3 copies on 3 servers",
+        engine: "LiveLog + JetStream R3",
+        batches: replicationBatches(generator, batchSize: batchSize, commits: commits), options: options
+      ) { try cluster.replication($0, stream: "cluster-\(batchSize)") }
     }
     let lagCommits = context.quick ? 300 : 2000
     let batches = replicationBatches(generator, batchSize: 1, commits: lagCommits)
