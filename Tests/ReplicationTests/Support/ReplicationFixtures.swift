@@ -42,6 +42,17 @@ enum Fixtures {
     }
   }
 
+  /// `wait` for what a task must make true: it sleeps without holding a thread of the
+  /// cooperative pool, which has only as many as the machine has cores, and which other suites'
+  /// blocking tests (the cluster's, for a minute) may hold meanwhile.
+  static func waitAsync(_ what: String, seconds: Double = 10, _ condition: () throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try !condition() {
+      guard Date() < deadline else { throw Timeout(what: what, seconds: seconds) }
+      try await Task.sleep(nanoseconds: 10_000_000)
+    }
+  }
+
   struct Timeout: Error, CustomStringConvertible {
     var what: String
     var seconds: Double
