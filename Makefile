@@ -8,7 +8,7 @@ BENCH_JSON ?= $(CURDIR)/Docs/benchmarks/results.json
 BENCH_QUICK_JSON ?= $(CURDIR)/Docs/benchmarks/results-quick.json
 PYTHON ?= python3
 
-.PHONY: all build test demo bench bench-quick bench-report docs format lint deps deps-nats-server deps-test deps-bench deps-report clean crash corrupt fuzz sanitize
+.PHONY: all build test demo bench bench-quick bench-report docs format lint deps deps-nats-server deps-test deps-bench deps-report clean crash corrupt fuzz sanitize cluster
 
 all: build
 
@@ -94,6 +94,15 @@ CRASH_KILLS ?= 200
 CORRUPTIONS ?= 1000
 CORRUPTION_SEED ?= 7
 FUZZ_SECONDS ?= 600
+
+# The replication cluster's fault tests (Docs/Replication.md) with CLUSTER_ROUNDS rounds of each
+# fault; `make test` runs one or two.
+CLUSTER_ROUNDS ?= 10
+
+cluster: deps-test
+	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	$(SWIFT) build $(TEST_FLAGS) --product livelog
+	LIVELOG_CLUSTER_ROUNDS=$(CLUSTER_ROUNDS) $(SWIFT) test $(TEST_FLAGS) --skip-build --filter ClusterTests
 
 crash: deps
 	$(SWIFT) build -c release --product livelog

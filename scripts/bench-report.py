@@ -90,6 +90,15 @@ SCENARIOS = {
         "Replay",
         "Rebuilding state and indexes from the log, verifying it, and as-of queries.",
     ),
+    "replication": (
+        "Replication",
+        "Commits through a NATS JetStream stream, on one loopback server (1 copy) and on a "
+        "3-server loopback cluster (3 copies), beside the same commits on a local store in the same "
+        "run; a new replica's catch-up; replica lag under load (from a writer's acknowledgement to "
+        "a follower in the same process applying the commit), 3 copies beside 1; and the failover "
+        "write gap: from a kill -9 of the stream's leader to the first acknowledged write begun "
+        "after it (no peer). Each commit is timed on its own.",
+    ),
 }
 
 CONTAINS_CASE = re.compile(

@@ -343,6 +343,10 @@ final class StreamGate: CommitGate {
   private func check(_ state: StreamState, _ position: StreamPosition?) throws {
     let sequence = position?.sequence ?? 0
     if let position, state.lastSequence < sequence {
+      // While a clustered stream has no leader, nats-server 2.9 lets any of its copies answer for
+      // it, a lagging one too: the head counts as below the store only when the stream does not
+      // hold the store's last message either.
+      if try jetStream.message(stream, at: sequence) != nil { return }
       throw ReplicationError.diverged(
         stream: stream, sequence: state.lastSequence, firstLSN: nil, version: position.lsn,
         reason:

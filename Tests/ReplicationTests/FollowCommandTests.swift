@@ -9,64 +9,7 @@ import Testing
 /// `livelog follow` as a process of its own: killed with SIGKILL in the middle of a stream, it
 /// resumes exactly where its last transaction left it.
 @Suite(.serialized) struct FollowCommandTests {
-  /// The built `livelog`, beside the test runner (or `$LIVELOG_BINARY`).
-  static let executable: String = {
-    if let path = ProcessInfo.processInfo.environment["LIVELOG_BINARY"] { return path }
-    return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-      "livelog"
-    )
-    .path
-  }()
-
-  /// A running `livelog follow --format json`, its lines collected as they come.
-  final class FollowProcess: Sendable {
-    let process: Process
-    private let collected = Collected()
-
-    final class Collected: Sendable {
-      let lines = Mutex<[String]>([])
-      let errors = Mutex<String>("")
-    }
-
-    init(store: String, server: NATSServer) throws {
-      process = Process()
-      process.executableURL = URL(fileURLWithPath: FollowCommandTests.executable)
-      process.arguments = [
-        "--store", store, "--nats", server.url, "--stream", "notes", "follow", "--format", "json",
-      ]
-      let output = Pipe()
-      let error = Pipe()
-      process.standardOutput = output
-      process.standardError = error
-      let collected = collected
-      output.fileHandleForReading.readabilityHandler = { handle in
-        let text = String(decoding: handle.availableData, as: UTF8.self)
-        collected.lines.withLock { $0 += text.split(separator: "\n").map(String.init) }
-      }
-      error.fileHandleForReading.readabilityHandler = { handle in
-        let text = String(decoding: handle.availableData, as: UTF8.self)
-        collected.errors.withLock { $0 += text }
-      }
-      try process.run()
-    }
-
-    var applied: [UInt64] {
-      collected.lines.withLock { lines in
-        lines.compactMap { line in
-          guard let start = line.range(of: "\"sequence\":")?.upperBound else { return nil }
-          return UInt64(line[start...].prefix { $0.isNumber })
-        }
-      }
-    }
-
-    var standardError: String { collected.errors.withLock { $0 } }
-
-    func end(_ signal: Int32) -> Int32 {
-      kill(process.processIdentifier, signal)
-      process.waitUntilExit()
-      return process.terminationStatus
-    }
-  }
+  static var executable: String { FollowProcess.executable }
 
   @Test func aFollowerKilledMidStreamResumesExactly() throws {
     let server = try NATSServer()

@@ -218,7 +218,7 @@ import Testing
     #expect(try pair.replica.version() == version)
   }
 
-  @Test func aLiveQueryOnAReplicaSeesACommitWrittenElsewhere() throws {
+  @Test func aLiveQueryOnAReplicaSeesACommitWrittenElsewhere() async throws {
     let server = try NATSServer()
     let pair = try StorePair(server)
     let (writer, replica, following) = (pair.writer, pair.replica, pair.following)
@@ -236,11 +236,11 @@ import Testing
         }
       }
     }
-    try Fixtures.wait("the first delivery") { deliveries.withLock { !$0.isEmpty } }
+    try await Fixtures.waitAsync("the first delivery") { deliveries.withLock { !$0.isEmpty } }
     try writer.write([
       .upsert(Note(id: 2, text: "second", score: 20)), .upsert(Note(id: 3, text: "low", score: 1)),
     ])
-    try Fixtures.wait("an update on the replica") {
+    try await Fixtures.waitAsync("an update on the replica") {
       if let failure = follower.failure { throw failure }
       return deliveries.withLock { $0.contains { !$0.initial } }
     }

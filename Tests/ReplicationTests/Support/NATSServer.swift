@@ -9,8 +9,19 @@ final class NATSServer: @unchecked Sendable {
   /// The server's name (`-n`): what a stream's cluster information calls its leader.
   let name: String
   let directory: TemporaryDirectory
+  /// The cluster this server is a node of, if any.
+  let cluster: ClusterRoute?
+  /// The HTTP monitoring port (`-m`), if it has one.
+  let monitorPort: Int?
   private let process: Process
   private let logFile: String
+
+  /// A node's place in a cluster: the cluster's name, its own route port, the others'.
+  struct ClusterRoute: Sendable {
+    var name: String
+    var port: Int
+    var routes: [Int]
+  }
 
   var url: String { "nats://127.0.0.1:\(port)" }
 
@@ -34,24 +45,30 @@ final class NATSServer: @unchecked Sendable {
   }()
 
   /// Starts a server; with `cluster`, as one node of a cluster whose routes are `routes`; with
-  /// `maximumPayload`, taking messages of at most that many bytes (`max_payload`).
+  /// `directory`, on the JetStream files a server left there (a restart); with `maximumPayload`,
+  /// taking messages of at most that many bytes (`max_payload`).
   init(
-    port: Int? = nil, cluster: (name: String, port: Int, routes: [Int])? = nil, maximumPayload: Int? = nil
+    port: Int? = nil, cluster: ClusterRoute? = nil, monitorPort: Int? = nil,
+    directory: TemporaryDirectory? = nil, maximumPayload: Int? = nil
   ) throws {
     guard let executable = Self.executable else { throw Missing() }
-    directory = try TemporaryDirectory()
+    self.directory = try directory ?? TemporaryDirectory()
     self.port = try port ?? Self.freePort()
+    self.cluster = cluster
+    self.monitorPort = monitorPort
     name = "n\(self.port)"
-    logFile = directory.child("server.log")
+    logFile = self.directory.child("server.log")
     var arguments = [
-      "-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", directory.child("jetstream"), "-l", logFile,
+      "-js", "-a", "127.0.0.1", "-p", String(self.port), "-sd", self.directory.child("jetstream"), "-l",
+      logFile,
       "--name", name,
     ]
     if let maximumPayload {
-      let configuration = directory.child("server.conf")
+      let configuration = self.directory.child("server.conf")
       try "max_payload: \(maximumPayload)\n".write(toFile: configuration, atomically: true, encoding: .utf8)
       arguments += ["-c", configuration]
     }
+    if let monitorPort { arguments += ["-m", String(monitorPort)] }
     if let cluster {
       arguments += [
         "--cluster_name", cluster.name, "--cluster", "nats://127.0.0.1:\(cluster.port)", "--routes",
@@ -108,16 +125,25 @@ final class NATSServer: @unchecked Sendable {
     process.waitUntilExit()
   }
 
-  /// Three servers of one JetStream cluster, each routed to the others.
+  /// The same server started again (after `stop`): same name, ports, cluster and JetStream files.
+  func restarted() throws -> NATSServer {
+    try NATSServer(port: port, cluster: cluster, monitorPort: monitorPort, directory: directory)
+  }
+
+  var isRunning: Bool { process.isRunning }
+
+  /// Three servers of one JetStream cluster, each routed to the others, each with a monitoring port.
   static func cluster() throws -> [NATSServer] {
     let clients = try (0..<3).map { _ in try freePort() }
     let routes = try (0..<3).map { _ in try freePort() }
+    let monitors = try (0..<3).map { _ in try freePort() }
     return try (0..<3).map { node in
       try NATSServer(
         port: clients[node],
-        cluster: (
+        cluster: ClusterRoute(
           name: "livelog", port: routes[node], routes: routes.indices.filter { $0 != node }.map { routes[$0] }
-        ))
+        ),
+        monitorPort: monitors[node])
     }
   }
 
@@ -140,17 +166,29 @@ final class NATSServer: @unchecked Sendable {
   }
 
   private static func accepts(_ port: Int) -> Bool {
+    guard let socket = connectedSocket(port) else { return false }
+    close(socket)
+    return true
+  }
+
+  /// A TCP socket connected to `port` on loopback (the caller closes it), or `nil`.
+  static func connectedSocket(_ port: Int) -> Int32? {
     let socket = tcpSocket()
-    defer { close(socket) }
+    guard socket >= 0 else { return nil }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
-    return withUnsafePointer(to: &address) {
+    let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
       }
     }
+    guard connected else {
+      close(socket)
+      return nil
+    }
+    return socket
   }
 }
 

@@ -33,18 +33,30 @@ enum Fixtures {
     return try Replication(store: store, configuration: configuration)
   }
 
-  /// Waits (at most 10 s) until `condition` holds.
-  static func wait(_ what: String, _ condition: () throws -> Bool) throws {
-    let deadline = Date().addingTimeInterval(10)
+  /// Waits (at most `seconds`) until `condition` holds.
+  static func wait(_ what: String, seconds: Double = 10, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(seconds)
     while try !condition() {
-      guard Date() < deadline else { throw Timeout(what: what) }
+      guard Date() < deadline else { throw Timeout(what: what, seconds: seconds) }
       usleep(10_000)
+    }
+  }
+
+  /// `wait` for what a task must make true: it sleeps without holding a thread of the
+  /// cooperative pool, which has only as many as the machine has cores, and which other suites'
+  /// blocking tests (the cluster's, for a minute) may hold meanwhile.
+  static func waitAsync(_ what: String, seconds: Double = 10, _ condition: () throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try !condition() {
+      guard Date() < deadline else { throw Timeout(what: what, seconds: seconds) }
+      try await Task.sleep(nanoseconds: 10_000_000)
     }
   }
 
   struct Timeout: Error, CustomStringConvertible {
     var what: String
-    var description: String { "timed out after 10 s waiting for \(what)" }
+    var seconds: Double
+    var description: String { "timed out after \(Int(seconds)) s waiting for \(what)" }
   }
 }
 

@@ -4,7 +4,8 @@ import LiveLog
 import LiveLogReplication
 
 /// Commits through a NATS JetStream stream (one `nats-server -js` on loopback, started here)
-/// beside the same commits on a local store, and the catch-up of a new replica.
+/// beside the same commits on a local store, and the catch-up of a new replica; then the same on
+/// a 3-server cluster, with replica lag and the failover write gap (`replicationCluster`).
 extension Scenario {
   static let replication = Scenario(
     name: "replication",
@@ -17,95 +18,51 @@ extension Scenario {
       context.quick ? [(1, 300), (100, 30)] : [(1, 2000), (100, 200)]
     for durability in [Durability.durable, .noSync] {
       for (batchSize, commits) in cases {
-        let repositories = generator.generate(count: batchSize * commits, seed: 3)
-        let batches = stride(from: 0, to: repositories.count, by: batchSize).map {
-          repositories[$0..<min($0 + batchSize, repositories.count)].map(Mutation.upsert)
-        }
         var options = StoreOptions()
         options.durability = durability
         let stream = "bench-\(batchSize)-\(durability)".replacingOccurrences(of: ".", with: "")
-        func timedWrites(_ store: Store) throws -> [Double] {
-          try batches.map { batch in
-            let start = now()
-            try store.write(batch)
-            return now() - start
-          }
-        }
-        let streamTimes: [Double]
-        let head: UInt64
-        do {
-          let store = try Store(directory: try context.freshDirectory("replicated").path, options: options)
-          let replication = try server.replication(store, stream: stream)
-          streamTimes = try timedWrites(store)
-          head = try replication.status().sequence
-        }
-        let localTimes = try timedWrites(
-          try Store(directory: try context.freshDirectory("local").path, options: options))
-        // A new replica applies the whole stream.
-        let replica = try Store(directory: try context.freshDirectory("replica").path, options: options)
-        let catchUpStart = now()
-        let applied = try server.replication(replica, stream: stream).catchUp()
-        let catchUp = now() - catchUpStart
-        let total = { (times: [Double]) in times.reduce(0, +) }
-        context.report.add(
-          Comparison(
-            scenario: "replication",
-            name: "batch \(batchSize), \(durability), through the stream",
-            size: repositories.count,
-            ours: Figure(engine: "LiveLog + JetStream", stats: Statistics(streamTimes), itemsPerOperation: 1),
-            peer: Figure(engine: "LiveLog local store", stats: Statistics(localTimes), itemsPerOperation: 1),
-            notes: [
-              "commits/s": Double(commits) / total(streamTimes),
-              "local commits/s": Double(commits) / total(localTimes),
-              "catch-up commits/s": Double(applied) / catchUp,
-              "stream messages": Double(head),
-            ]))
+        try streamBesideLocalStore(
+          context, name: "batch \(batchSize), \(durability), through the stream",
+          engine: "LiveLog + JetStream",
+          batches: replicationBatches(generator, batchSize: batchSize, commits: commits), options: options
+        ) { try server.replication($0, stream: stream) }
       }
     }
+    try replicationCluster(context, generator: generator, single: server)
   }
 }
 
-/// The benchmark's own `nats-server -js` on a loopback port.
-final class BenchmarkNATSServer {
-  private let process = Process()
-  let url: String
-
-  init(directory: URL) throws {
-    let candidates = ["/usr/sbin/nats-server", "/usr/bin/nats-server", "/usr/local/bin/nats-server"]
-    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-    else {
-      throw MissingServer()
-    }
-    let port = 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 20_000)
-    url = "nats://127.0.0.1:\(port)"
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", directory.path]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+/// `batches` written through a stream (`replication` opens it for a store) and on a local store
+/// in the same run, each commit timed on its own; then a new replica applies the whole stream.
+func streamBesideLocalStore(
+  _ context: BenchmarkContext, name: String, engine: String, batches: [[Mutation]], options: StoreOptions,
+  replication: (Store) throws -> Replication
+) throws {
+  let streamTimes: [Double]
+  let head: UInt64
+  do {
+    let store = try Store(directory: try context.freshDirectory("replicated").path, options: options)
+    let writing = try replication(store)
+    streamTimes = try timedWrites(store, batches)
+    head = try writing.status().sequence
   }
-
-  /// The store's replication through this server, once the server answers (at most 10 s).
-  func replication(_ store: Store, stream: String) throws -> Replication {
-    let deadline = Date().addingTimeInterval(10)
-    while true {
-      do {
-        return try Replication(
-          store: store, configuration: ReplicationConfiguration(servers: [url], stream: stream))
-      } catch ReplicationError.unreachable where Date() < deadline {
-        usleep(50_000)
-      }
-    }
-  }
-
-  func stop() {
-    process.terminate()
-    process.waitUntilExit()
-  }
-}
-
-private struct MissingServer: Error, CustomStringConvertible {
-  var description: String {
-    "nats-server is not installed: `make bench` installs it (apt-get install nats-server)"
-  }
+  let localTimes = try timedWrites(
+    try Store(directory: try context.freshDirectory("local").path, options: options), batches)
+  let replica = try Store(directory: try context.freshDirectory("replica").path, options: options)
+  let following = try replication(replica)
+  let catchUpStart = now()
+  let applied = try following.catchUp()
+  let catchUp = now() - catchUpStart
+  let total = { (times: [Double]) in times.reduce(0, +) }
+  context.report.add(
+    Comparison(
+      scenario: "replication", name: name, size: batches.reduce(0) { $0 + $1.count },
+      ours: Figure(engine: engine, stats: Statistics(streamTimes), itemsPerOperation: 1),
+      peer: Figure(engine: "LiveLog local store", stats: Statistics(localTimes), itemsPerOperation: 1),
+      notes: [
+        "commits/s": Double(batches.count) / total(streamTimes),
+        "local commits/s": Double(batches.count) / total(localTimes),
+        "catch-up commits/s": Double(applied) / catchUp,
+        "stream messages": Double(head),
+      ]))
 }
