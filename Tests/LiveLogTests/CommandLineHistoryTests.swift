@@ -42,18 +42,25 @@ import Testing
     let refused = try fresh.run(["import", damaged])
     #expect(refused.status == 2 && refused.stderr.contains("checksum"))
 
-    // Corrupt one equality-index entry behind the store's back.
+    // Corrupt one equality-index entry behind the store's back: a Swift repository leaves the
+    // list of its language in its segment.
     do {
       let store = try Store(directory: directory.child("store"))
+      let collection = try store.repositoriesCollection()
       try store.environment.write { txn in
-        try txn.put(
-          store.repositoriesCollection().databases.terms,
-          IndexKeys.termPrefix(field: 9, value: "Swift") + [0, 0, 0, 1], [1, 0])
+        let segments = try collection.directory(txn)
+        let term = IndexKeys.termPrefix(field: 9, value: "Swift")
+        let rows = try IndexReader(collection: collection, txn: txn).rows(of: term, kind: .term)
+        let row = try #require(rows.first { segments.segment(of: $0) != nil })
+        let segment = try #require(segments.segment(of: row))
+        try SegmentEditor(index: collection.databases.index, segment: segments.starts[segment], txn: txn).apply([
+          PostingEdit(kind: .term, key: term, row: row, positions: nil)
+        ])
       }
     }
     let failed = try tool.run(["replay", "--verify"])
     #expect(failed.status == 1)
-    #expect(failed.stderr.contains("index.terms"), "\(failed.stderr)")
+    #expect(failed.stderr.contains("repositories.index"), "\(failed.stderr)")
     #expect(try tool.run(["verify"]).status == 1)
     let repaired = try tool.run(["replay", "--in-place"])
     #expect(repaired.status == 0, "\(repaired.stderr)")

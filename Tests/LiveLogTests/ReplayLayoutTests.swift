@@ -4,13 +4,15 @@ import Testing
 
 @testable import LiveLog
 
-/// A replay writes each posting list in long runs, so its blocks split differently from those of
-/// a store that grew commit by commit; digests and comparisons read postings, not blocks.
+/// A replay writes each collection's indexes as few large segments, while a store that grew
+/// commit by commit holds many small ones and recent rows; digests and comparisons read entries,
+/// not their layout.
 @Suite struct ReplayLayoutTests {
   /// A store that received its repositories one commit at a time, then lost a few.
   static func growStore(in directory: TemporaryDirectory) throws -> Store {
     var options = StoreOptions()
     options.durability = .noSync
+    options.recentCapacity = 40
     let store = try Store(directory: directory.child("live"), options: options)
     let repositories = Array(QueryFixture.shared.repositories.prefix(1_500))
     for repository in repositories { try store.write([.upsert(repository)]) }
@@ -36,31 +38,40 @@ import Testing
     }
   }
 
-  @Test func aRebuiltStoreLaysOutPostingsDifferentlyAndReadsTheSame() throws {
+  /// The distinct trigram codes of a store's segments.
+  static func trigramCodes(_ store: Store) throws -> [UInt32] {
+    var codes = Set<UInt32>()
+    let collection = try store.repositoriesCollection()
+    try store.environment.read { txn in
+      try StateContent.forEachIndexEntry(of: collection, txn) { entry in
+        if entry.kind == .trigram { codes.insert(entry.key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
+      }
+    }
+    return codes.sorted()
+  }
+
+  @Test func aRebuiltStoreLaysOutItsIndexesDifferentlyAndReadsTheSame() throws {
     let directory = try TemporaryDirectory()
     let store = try Self.growStore(in: directory)
     let rebuilt = try store.replay(into: directory.child("rebuilt"))
-    // The premise: the blocks differ (lists grown one row at a time fill blocks to the brim;
-    // a replay splits each run evenly), here those of long lists such as `fork == false`.
-    #expect(
-      try Self.rawEntries(store, store.repositoriesCollection().databases.terms)
-        != Self.rawEntries(rebuilt, rebuilt.repositoriesCollection().databases.terms))
+    // The premise: the layouts differ (many small segments and recent rows, against one segment).
+    let grown = try store.repositoriesCollection()
+    let replayed = try rebuilt.repositoriesCollection()
+    #expect(try RecentRowsTests.recentCount(store) > 0)
+    #expect(try RecentRowsTests.recentCount(rebuilt) == 0)
+    #expect(try RecentRowsTests.segments(store).count > 1)
+    #expect(try RecentRowsTests.segments(rebuilt).count == 1)
+    #expect(try Self.rawEntries(store, grown.databases.index) != Self.rawEntries(rebuilt, replayed.databases.index))
     #expect(try rebuilt.digest() == store.digest())
     #expect(try store.firstDifference(from: rebuilt) == nil)
-    // Every posting list reads the same rows, with those of the grown store's segment of recent
-    // rows (a replay writes none).
-    let grown = try store.repositoriesCollection().databases.trigrams
-    let replayed = try rebuilt.repositoriesCollection().databases.trigrams
+    // Every trigram list reads the same rows through either layout.
     try store.environment.read { a in
       try rebuilt.environment.read { b in
-        #expect(try RecentTrigrams.count(in: grown, a) > 0)
-        #expect(try RecentTrigrams.count(in: replayed, b) == 0)
+        let left = try IndexReader(collection: grown, txn: a)
+        let right = try IndexReader(collection: replayed, txn: b)
         for code in try Self.trigramCodes(store) {
           let prefix = IndexKeys.trigramPrefix(code)
-          let rows = RowSet.union(
-            try PostingBlocks.read(prefix, in: grown, a),
-            try RecentTrigrams.rows(holdingAll: [code], in: grown, a))
-          #expect(rows == (try PostingBlocks.read(prefix, in: replayed, b)))
+          #expect(try left.rows(of: prefix, kind: .trigram) == right.rows(of: prefix, kind: .trigram))
         }
       }
     }
@@ -73,53 +84,53 @@ import Testing
     #expect(try store.replay(into: directory.child("zero"), through: 0).digest() == empty.digest())
   }
 
-  /// A posting missing from one block, or one too many, is found and named with its row.
+  /// A posting missing from a list, or one too many, is found and named with its row.
   @Test(arguments: [false, true])
   func aChangedPostingIsNamedWithItsRow(addsARow: Bool) throws {
     let directory = try TemporaryDirectory()
     let store = try Self.growStore(in: directory)
     let rebuilt = try store.replay(into: directory.child("rebuilt"))
-    let (key, rows) = try rebuilt.environment.read { txn in
-      try txn.withCursor(rebuilt.repositoriesCollection().databases.trigrams) { cursor -> ([UInt8], [Row]) in
-        var entry = try cursor.first()
-        // A block of several rows, a few blocks in.
-        for _ in 0..<40 { entry = try cursor.next() }
-        while let current = entry, try PostingBlocks.header(current.value).count < 3 {
-          entry = try cursor.next()
+    let collection = try rebuilt.repositoriesCollection()
+    // A trigram list of several rows with a gap between two of them.
+    let (code, rows) = try rebuilt.environment.read { txn -> (UInt32, [Row]) in
+      let reader = try IndexReader(collection: collection, txn: txn)
+      for code in try Self.trigramCodes(rebuilt) {
+        let rows = try reader.rows(of: IndexKeys.trigramPrefix(code), kind: .trigram)
+        if rows.count >= 3, rows.indices.dropLast().contains(where: { rows[$0 + 1] - rows[$0] > 1 }) {
+          return (code, rows)
         }
-        let current = try #require(entry)
-        let first = current.key[4...].reduce(Row(0)) { $0 << 8 | Row($1) }
-        var rows: [Row] = []
-        try PostingBlocks.decode(current.value, firstRow: first, into: &rows)
-        return (Array(current.key), rows)
       }
+      return (0, [])
     }
-    var changed = rows
+    try #require(rows.count >= 3)
     let affected: Row
     if addsARow {
       let gap = try #require(rows.indices.dropLast().first { rows[$0 + 1] - rows[$0] > 1 })
       affected = rows[gap] + 1
-      changed.insert(affected, at: gap + 1)
     } else {
       affected = rows[1]
-      changed.remove(at: 1)
     }
     try rebuilt.environment.write { txn in
-      try txn.put(
-        rebuilt.repositoriesCollection().databases.trigrams, key, PostingBlocks.encode(changed[...]))
+      let directory = try collection.directory(txn)
+      let segment = try #require(directory.segment(of: affected))
+      try SegmentEditor(index: collection.databases.index, segment: directory.starts[segment], txn: txn).apply([
+        PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: affected, positions: addsARow ? [0] : nil)
+      ])
     }
     let difference = try #require(try store.firstDifference(from: rebuilt))
-    #expect(difference.database == "repositories.index.trigrams")
-    #expect(difference.key.hasSuffix("row \(affected)"), "\(difference)")
+    #expect(difference.database == "repositories.index")
+    #expect(difference.key.contains("row \(affected)"), "\(difference)")
     #expect(try store.digest() != rebuilt.digest())
   }
 
-  /// Small state transactions (posting lists appended to across transactions, two workers per
-  /// transaction) and ids of both signs give the state of the store built commit by commit.
+  /// A replay copying the log in small transactions, into a store whose rows were updated,
+  /// deleted and re-inserted many times, and ids of both signs, give the state of the store
+  /// built commit by commit.
   @Test func aReplayInSmallTransactionsEqualsTheStoreBuiltCommitByCommit() throws {
     let directory = try TemporaryDirectory()
     var options = StoreOptions()
     options.durability = .noSync
+    options.recentCapacity = 100
     let store = try Store(directory: directory.child("live"), options: options)
     var random = SplitMix64(seed: 12)
     let pool = QueryFixture.shared.repositories.prefix(9_000).enumerated().map { index, repository in
@@ -144,7 +155,6 @@ import Testing
     }
     let target = try Store(directory: directory.child("rebuilt"), options: options)
     var replayer = Replayer(source: store, target: target)
-    replayer.rowsPerTransaction = 2_500
     replayer.eventsPerLogTransaction = 777
     try replayer.run(through: try store.version()) { _ in }
     #expect(try target.digest() == store.digest())
@@ -179,12 +189,4 @@ import Testing
     }
   }
 
-  static func trigramCodes(_ store: Store) throws -> [UInt32] {
-    try Set(
-      rawEntries(store, store.repositoriesCollection().databases.trigrams).compactMap {
-        $0[0] == RecentTrigrams.slot
-          ? nil : UInt32($0[0]) << 24 | UInt32($0[1]) << 16 | UInt32($0[2]) << 8 | UInt32($0[3])
-      }
-    ).sorted()
-  }
 }

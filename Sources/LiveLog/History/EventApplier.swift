@@ -55,7 +55,8 @@ struct EventApplier {
       let databases = try target.catalog.openDatabases(
         entry.name, keyType: schema.primaryKey.type, create: true, in: txn)
       let collection = StoredCollection(
-        id: entry.id, name: entry.name, versions: entry.versions, databases: databases, meta: target.meta)
+        id: entry.id, name: entry.name, versions: entry.versions, databases: databases, meta: target.meta,
+        log: target.log)
       collections[id] = collection
       // The catalog gets every collection the events make: by a schema event, or the
       // `repositories` of events of format 1.
@@ -77,8 +78,7 @@ struct EventApplier {
           if let previous {
             switch SchemaEvolution.between(stored: previous, declared: now.schema) {
             case .compatible(_, let added, let dropped):
-              try IndexMaintenance.drop(dropped, in: now, txn)
-              try IndexMaintenance.build(added, in: now, txn) { _, _ in }
+              try IndexMaintenance.rebuild(adding: added, dropping: dropped, in: now, txn)
             case .needsMigration:
               migratedFrom[now.id] = previous
             case .unchanged:
@@ -108,7 +108,11 @@ struct EventApplier {
       }
     }
     for (id, own) in changes.sorted(by: { $0.key < $1.key }) {
-      try collection(id).apply(own, nextRow: nextRows[id] ?? 1, txn, oldSchema: migratedFrom[id])
+      try collection(id).apply(
+        own, nextRow: nextRows[id] ?? 1, txn, oldSchema: migratedFrom[id],
+        recentCapacity: target.options.recentCapacity)
     }
+    // A migration writes its rows' state only; their indexes are built again once all are written.
+    for id in migratedFrom.keys.sorted() { try collection(id).rebuildIndexes(txn) }
   }
 }

@@ -6,11 +6,11 @@ import LMDB
 /// The events are copied byte for byte into the new store's log while the replayer follows, in
 /// memory, the collections and their schemas (from schema events) and where each record ends:
 /// its row and its last version. Only then is the state written, once per surviving record, in
-/// row order and in large transactions. Records that were updated or deleted along the way cost
-/// the log copy alone, and each posting list is written in long ascending runs instead of once per
-/// commit. The rebuilt store holds the same catalog, records, rows and index postings as one that
-/// received the events commit by commit; only the split of posting lists into blocks may differ,
-/// which the digest does not see.
+/// row order, one segment of the indexes per transaction, each laid out in memory and appended.
+/// Records that were updated or deleted along the way cost the log copy alone. The rebuilt store
+/// holds the same catalog, rows and index entries as one that received the events commit by
+/// commit; only their layout (segments, pages, recent rows) may differ, which the digest does not
+/// see.
 struct Replayer {
   let source: Store
   let target: Store
@@ -19,10 +19,6 @@ struct Replayer {
   static let eventsPerTransaction = 20_000
   /// `eventsPerTransaction`, or fewer in tests.
   var eventsPerLogTransaction = Replayer.eventsPerTransaction
-  /// Records per write transaction of the state: large enough that most posting lists grow by
-  /// long runs, small enough to keep the transaction's postings (about 100 per record, 8 bytes
-  /// each, twice while sorting) within a few hundred megabytes.
-  var rowsPerTransaction = 131_072
 
   /// Copies the source's events `1 ... last` to the empty target and builds the target's state
   /// as of `last`. Until the state is complete the target is marked unfinished and refuses to
@@ -106,28 +102,35 @@ struct Replayer {
     var written = 0
     for collection in state.all {
       guard let tracker = trackers[collection.id] else { continue }
-      let survivors = tracker.survivors()
+      let survivors = tracker.survivors().map {
+        StoredCollection.RebuiltRow(row: Row(truncatingIfNeeded: $0.row), lsn: $0.lsn, key: collection.keyBytes($0.key))
+      }
+      // One segment per transaction: the rows of one run of `maximumSegmentRows` row numbers.
       var start = 0
       while start < survivors.count {
-        let chunk = survivors[start..<min(start + rowsPerTransaction, survivors.count)]
+        let segment = StoredCollection.rebuiltSegmentStart(of: survivors[start].row)
+        var end = start
+        while end < survivors.count && StoredCollection.rebuiltSegmentStart(of: survivors[end].row) == segment {
+          end += 1
+        }
+        let chunk = Array(survivors[start..<end])
         try source.readState(snapshot, sourceCatalog) { read in
           // Computed before the write: a write that outgrows the map runs again, and need not
           // index the records again.
           let records = MapPointers(values: try chunk.map { try read.record(at: $0.lsn) })
-          let rows = chunk.map(\.row)
-          let entries = try ParallelMap.map(rows.count) { index in
-            try collection.entries(of: records.values[index], row: rows[index])
+          let entries = try ParallelMap.map(chunk.count) { index in
+            try collection.entries(of: records.values[index], row: UInt64(chunk[index].row))
           }
           try target.environment.write { txn in
-            try collection.insertInRowOrder(chunk, records: records.values, entries: entries, txn)
+            try collection.appendRebuilt(chunk, entries: entries, segment: segment, txn)
           }
         }
-        start = chunk.endIndex
+        start = end
         written += chunk.count
         progress(ReplayProgress(step: .buildingState, completed: UInt64(written), total: UInt64(total)))
       }
       try target.environment.write { txn in
-        try collection.insertRowsByKey(survivors, nextRow: tracker.nextRow, txn)
+        try collection.finishRebuilt(survivors, nextRow: tracker.nextRow, txn)
       }
     }
     try target.environment.write { txn in _ = try txn.delete(target.meta, StoreLayout.incompleteReplayKey) }

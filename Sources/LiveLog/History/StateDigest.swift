@@ -85,35 +85,51 @@ extension Store {
     try read { txn, state in try digest(txn, state) }
   }
 
-  /// The digest of every database as `txn` sees them, read by content (`ContentReader`).
+  /// The digest of every table of the store as `txn` sees it, read by content (`StateContent`):
+  /// the log, `meta` (without the segment directories, which are layout), the catalog, and each
+  /// collection's keys, rows and index.
   func digest(_ txn: some ReadableTransaction, _ state: CatalogState) throws -> StateDigest {
     var databases: [String: StateDigest.DatabaseDigest] = [:]
-    for database in allDatabases(state) {
+    for table in tables(state) {
       var hasher = DigestHasher()
       var entries = 0
-      try txn.withCursor(database) { cursor in
-        var reader = try ContentReader(
-          cursor, readsPostings: Self.holdsPostings(database),
-          recent: ContentReader.recentPostings(of: database, txn))
-        while !reader.isAtEnd {
-          reader.withEntry { key, value in
-            if let key, let value {
-              hasher.combine(key)
-              hasher.combine(value)
+      switch table.content {
+      case .raw(let database):
+        try txn.withCursor(database) { cursor in
+          var entry = try cursor.first()
+          while let current = entry {
+            if table.keeps(current.key) {
+              hasher.combine(current.key)
+              hasher.combine(current.value)
+              entries += 1
             }
+            entry = try cursor.next()
           }
-          entries += 1
-          try reader.advance()
         }
+      case .rows(let collection):
+        try StateContent.forEachRow(of: collection, txn) { row, lsn, key in
+          hasher.combine(UInt64(row))
+          hasher.combine(lsn)
+          hasher.combine(key)
+          entries += 1
+        }
+      case .index(let collection):
+        // Entries come in no order: their hashes are summed, which no order changes.
+        var sum: UInt64 = 0
+        try StateContent.forEachIndexEntry(of: collection, txn) { entry in
+          sum &+= entry.hash
+          entries += 1
+        }
+        hasher.combine(sum)
       }
-      databases[database.name] = StateDigest.DatabaseDigest(hash: hasher.value, entries: entries)
+      databases[table.name] = StateDigest.DatabaseDigest(hash: hasher.value, entries: entries)
     }
     return StateDigest(databases: databases)
   }
 
-  /// The first entry, in key order, of the first database where this store and `other` differ;
-  /// `nil` when they hold the same entries. Posting lists compare by their rows, not by how
-  /// they are split into blocks.
+  /// The first entry, in key order, of the first table where this store and `other` differ;
+  /// `nil` when they hold the same entries. Rows and index entries compare by what they hold,
+  /// not by how they are laid out.
   public func firstDifference(from other: Store) throws -> StateDifference? {
     let (snapshot, state) = try makeSnapshot()
     return try firstDifference(from: other, live: snapshot, state)
@@ -124,8 +140,8 @@ extension Store {
     -> StateDifference?
   {
     let (theirs, otherState) = try other.makeSnapshot()
-    let ours = allDatabases(state)
-    let their = other.allDatabases(otherState)
+    let ours = tables(state)
+    let their = other.tables(otherState)
     let names = Set(ours.map(\.name)).union(their.map(\.name))
     if let missing = names.sorted().first(where: { name in
       !ours.contains { $0.name == name } || !their.contains { $0.name == name }
@@ -135,42 +151,19 @@ extension Store {
         live: ours.contains { $0.name == missing } ? "the database" : "nothing",
         rebuilt: their.contains { $0.name == missing } ? "the database" : "nothing")
     }
-    for database in ours {
-      guard let otherDatabase = their.first(where: { $0.name == database.name }) else { continue }
-      let postings = Self.holdsPostings(database)
-      let integerKeys = Self.hasIntegerKeys(database)
+    for table in ours {
+      guard let otherTable = their.first(where: { $0.name == table.name }) else { continue }
       let difference: StateDifference? = try mine.read { a in
         try theirs.read { b in
-          try a.withCursor(database) { left -> StateDifference? in
-            try b.withCursor(otherDatabase) { right -> StateDifference? in
-              var x = try ContentReader(
-                left, readsPostings: postings, recent: ContentReader.recentPostings(of: database, a))
-              var y = try ContentReader(
-                right, readsPostings: postings, recent: ContentReader.recentPostings(of: otherDatabase, b))
-              while !x.isAtEnd || !y.isAtEnd {
-                let found: StateDifference? = x.withEntry { xKey, xValue in
-                  y.withEntry { yKey, yValue in
-                    let order = ContentReader.compare(xKey, yKey, integerKeys: integerKeys)
-                    if order == 0, let xValue, let yValue, xValue.elementsEqual(yValue),
-                      !x.isDamagedBlock, !y.isDamagedBlock
-                    {
-                      return nil
-                    }
-                    return StateDifference(
-                      database: database.name,
-                      key: describeKey(order <= 0 ? xKey : yKey, in: database.name, state),
-                      live: order <= 0
-                        ? Self.describeValue(xValue, damaged: x.isDamagedBlock, postings) : "nothing",
-                      rebuilt: order >= 0
-                        ? Self.describeValue(yValue, damaged: y.isDamagedBlock, postings) : "nothing")
-                  }
-                }
-                if let found { return found }
-                try x.advance()
-                try y.advance()
-              }
-              return nil
-            }
+          switch (table.content, otherTable.content) {
+          case (.raw(let left), .raw(let right)):
+            return try Self.firstRawDifference(table, left, a, right, b, describe: { describeKey($0, in: table.name, state) })
+          case (.rows(let left), .rows(let right)):
+            return try Self.firstRowDifference(table.name, left, a, right, b)
+          case (.index(let left), .index(let right)):
+            return try Self.firstIndexDifference(table.name, left, a, right, b)
+          default:
+            return StateDifference(database: table.name, key: "(the table itself)", live: "one kind", rebuilt: "another")
           }
         }
       }
@@ -179,53 +172,173 @@ extension Store {
     return nil
   }
 
-  /// Every database of the store: the log, meta and catalog, and each collection's six.
+  /// One table of the state as the digest reads it.
+  struct ContentTable {
+    enum Content {
+      case raw(Database)
+      case rows(StoredCollection)
+      case index(StoredCollection)
+    }
+
+    let name: String
+    let content: Content
+
+    /// Whether an entry of a raw table is content (`meta`'s segment directories are layout).
+    func keeps(_ key: UnsafeRawBufferPointer) -> Bool {
+      guard name == StoreLayout.meta else { return true }
+      return !key.starts(with: "segments:".utf8)
+    }
+  }
+
+  /// Every table of the state: the log, meta and catalog, and each collection's keys, rows and
+  /// index.
+  func tables(_ state: CatalogState) -> [ContentTable] {
+    var tables = [
+      ContentTable(name: log.database.name, content: .raw(log.database)),
+      ContentTable(name: meta.name, content: .raw(meta)),
+      ContentTable(name: catalog.database.name, content: .raw(catalog.database)),
+    ]
+    for collection in state.all {
+      tables.append(ContentTable(name: collection.databases.keys.name, content: .raw(collection.databases.keys)))
+      tables.append(ContentTable(name: collection.databases.rows.name, content: .rows(collection)))
+      tables.append(ContentTable(name: collection.databases.index.name, content: .index(collection)))
+    }
+    return tables
+  }
+
+  /// Every LMDB database of the store: the log, meta and catalog, and each collection's four.
   func allDatabases(_ state: CatalogState) -> [Database] {
     [log.database, meta, catalog.database] + state.all.flatMap(\.databases.all)
   }
 
-  private static func holdsPostings(_ database: Database) -> Bool {
-    database.name.hasSuffix(".index.trigrams") || database.name.hasSuffix(".index.terms")
-  }
-
-  private static func hasIntegerKeys(_ database: Database) -> Bool {
-    database.flags.contains(.integerKey)
-  }
-
-  private func describeKey(_ key: UnsafeRawBufferPointer?, in database: String, _ state: CatalogState)
-    -> String
-  {
-    guard let key else { return "(none)" }
-    let collection = state.all.first { database.hasPrefix($0.name + ".") }
-    func field(_ slot: UInt8) -> String {
-      collection?.schema.field(atSlot: Int(slot))?.name ?? "slot \(slot)"
+  private static func firstRawDifference(
+    _ table: ContentTable, _ left: Database, _ a: Transaction, _ right: Database, _ b: Transaction,
+    describe: (UnsafeRawBufferPointer?) -> String
+  ) throws -> StateDifference? {
+    let integerKeys = left.flags.contains(.integerKey)
+    return try a.withCursor(left) { x -> StateDifference? in
+      try b.withCursor(right) { y -> StateDifference? in
+        func next(_ cursor: inout Cursor, _ entry: Entry?) throws -> Entry? {
+          var entry = entry == nil ? try cursor.first() : try cursor.next()
+          while let current = entry, !table.keeps(current.key) { entry = try cursor.next() }
+          return entry
+        }
+        var p = try next(&x, nil)
+        var q = try next(&y, nil)
+        while p != nil || q != nil {
+          let order = compareKeys(p?.key, q?.key, integerKeys: integerKeys)
+          if order == 0, let p, let q, p.value.elementsEqual(q.value) {
+          } else {
+            return StateDifference(
+              database: table.name, key: describe(order <= 0 ? p?.key : q?.key),
+              live: order <= 0 ? describeValue(p?.value) : "nothing",
+              rebuilt: order >= 0 ? describeValue(q?.value) : "nothing")
+          }
+          p = try next(&x, p)
+          q = try next(&y, q)
+        }
+        return nil
+      }
     }
+  }
+
+  private static func firstRowDifference(
+    _ name: String, _ left: StoredCollection, _ a: Transaction, _ right: StoredCollection, _ b: Transaction
+  ) throws -> StateDifference? {
+    var mine: [(Row, UInt64, [UInt8])] = []
+    var theirs: [(Row, UInt64, [UInt8])] = []
+    try StateContent.forEachRow(of: left, a) { mine.append(($0, $1, Array($2))) }
+    try StateContent.forEachRow(of: right, b) { theirs.append(($0, $1, Array($2))) }
+    var i = 0
+    var j = 0
+    while i < mine.count || j < theirs.count {
+      let x = i < mine.count ? mine[i] : nil
+      let y = j < theirs.count ? theirs[j] : nil
+      if let x, let y, x.0 == y.0, x.1 == y.1, x.2 == y.2 {
+        i += 1
+        j += 1
+        continue
+      }
+      let row = min(x?.0 ?? .max, y?.0 ?? .max)
+      func text(_ entry: (Row, UInt64, [UInt8])?) -> String {
+        guard let entry, entry.0 == row else { return "nothing" }
+        return "version \(entry.1)"
+      }
+      return StateDifference(database: name, key: "row \(row)", live: text(x), rebuilt: text(y))
+    }
+    return nil
+  }
+
+  /// The first row (ascending) whose index entries differ, and its first differing entry.
+  private static func firstIndexDifference(
+    _ name: String, _ left: StoredCollection, _ a: Transaction, _ right: StoredCollection, _ b: Transaction
+  ) throws -> StateDifference? {
+    // Per row: how many entries, and the sum of their hashes.
+    func fingerprints(_ collection: StoredCollection, _ txn: Transaction) throws -> [Row: (Int, UInt64)] {
+      var rows: [Row: (Int, UInt64)] = [:]
+      try StateContent.forEachIndexEntry(of: collection, txn) { entry in
+        let current = rows[entry.row] ?? (0, 0)
+        rows[entry.row] = (current.0 + 1, current.1 &+ entry.hash)
+      }
+      return rows
+    }
+    let mine = try fingerprints(left, a)
+    let theirs = try fingerprints(right, b)
+    let differing = Set(mine.keys).union(theirs.keys).filter { row in
+      let x = mine[row]
+      let y = theirs[row]
+      return x?.0 != y?.0 || x?.1 != y?.1
+    }
+    guard let row = differing.min() else { return nil }
+    func entries(_ collection: StoredCollection, _ txn: Transaction) throws -> [StateContent.IndexEntry] {
+      var list: [StateContent.IndexEntry] = []
+      try StateContent.forEachIndexEntry(of: collection, txn, onlyRow: row) { list.append($0) }
+      return list.sorted { p, q in
+        if p.kind != q.kind { return p.kind.rawValue < q.kind.rawValue }
+        if p.key != q.key { return p.key.lexicographicallyPrecedes(q.key) }
+        return p.positions.lexicographicallyPrecedes(q.positions)
+      }
+    }
+    let x = try entries(left, a)
+    let y = try entries(right, b)
+    let onlyMine = x.filter { entry in !y.contains { $0.hash == entry.hash } }
+    let onlyTheirs = y.filter { entry in !x.contains { $0.hash == entry.hash } }
+    let schema = left.schema
+    let key = onlyMine.first.map { $0.describe(schema) } ?? onlyTheirs.first.map { $0.describe(schema) } ?? "row \(row)"
+    return StateDifference(
+      database: name, key: key.hasSuffix("row \(row)") || key.contains("row \(row) ") ? key : key + ", row \(row)",
+      live: onlyMine.isEmpty ? "nothing" : "the entry", rebuilt: onlyTheirs.isEmpty ? "nothing" : "the entry")
+  }
+
+  /// Orders keys as a database does: integer keys numerically, others bytewise, a shorter key
+  /// before the longer one it begins; the end after every key.
+  static func compareKeys(_ a: UnsafeRawBufferPointer?, _ b: UnsafeRawBufferPointer?, integerKeys: Bool) -> Int {
+    guard let a else { return b == nil ? 0 : 1 }
+    guard let b else { return -1 }
+    if integerKeys && a.count == 8 && b.count == 8 {
+      let x = a.loadUnaligned(as: UInt64.self)
+      let y = b.loadUnaligned(as: UInt64.self)
+      return x < y ? -1 : (x > y ? 1 : 0)
+    }
+    return ByteOrder.compare(a, b)
+  }
+
+  private func describeKey(_ key: UnsafeRawBufferPointer?, in database: String, _ state: CatalogState) -> String {
+    guard let key else { return "(none)" }
     let integer = key.count == 8 ? key.loadUnaligned(as: UInt64.self) : 0
     switch database {
     case StoreLayout.log: return "LSN \(integer)"
     case StoreLayout.catalog: return "collection \(integer)"
-    case _ where database.hasSuffix(".records") || database.hasSuffix(".ids"): return "row \(integer)"
-    case _ where database.hasSuffix(".rows"):
+    case _ where database.hasSuffix(".keys"):
       return "key "
         + (key.count == 8 ? String(Int64(bitPattern: integer)) : String(decoding: key, as: UTF8.self))
-    case _ where database.hasSuffix(".index.trigrams") && key.count == 8:
-      let gram = String(decoding: key[1..<4], as: UTF8.self)
-      let row = PostingBlocks.firstRow(of: key, prefixCount: 4).map(String.init) ?? "?"
-      return "\(field(key[0])) trigram '\(gram)', row \(row)"
-    case _ where database.contains(".index."):
-      return (key.isEmpty ? "" : field(key[0]) + " ")
-        + key.map { String($0, radix: 16) }.joined(separator: " ")
     default:
-      return key.map { String($0, radix: 16) }.joined(separator: " ")
+      return String(decoding: key, as: UTF8.self)
     }
   }
 
-  private static func describeValue(
-    _ value: UnsafeRawBufferPointer?, damaged: Bool, _ postings: Bool
-  ) -> String {
+  private static func describeValue(_ value: UnsafeRawBufferPointer?) -> String {
     guard let value else { return "nothing" }
-    if postings && !damaged { return "the posting" }
-    if damaged { return "a block of \(value.count) bytes that does not decode" }
     var hasher = DigestHasher()
     hasher.combine(value)
     return "\(value.count) bytes (hash \(String(hasher.value, radix: 16)))"

@@ -18,12 +18,18 @@ enum IndexKeys {
     UInt32(field) << 24 | UInt32(b0) << 16 | UInt32(b1) << 8 | UInt32(b2)
   }
 
+  /// The code's four bytes, big-endian: how a trigram is written in an index key.
   static func trigramPrefix(_ code: UInt32) -> [UInt8] {
     [
       UInt8(code >> 24), UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8),
       UInt8(truncatingIfNeeded: code),
     ]
   }
+
+  /// The code under which a field files the rows whose text a `[d]` fold changes (its `[c]` fold
+  /// differs from its `[cd]` fold): a `[c]` match found by position on such a row must still be
+  /// checked. No folded text holds the byte 0xFF, so no trigram has this code.
+  static func unplainCode(field: Int) -> UInt32 { trigramCode(field: field, 0xFF, 0xFF, 0xFF) }
 
   /// The distinct trigrams of folded text, as codes for `field`.
   static func trigrams(of folded: [UInt8], field: Int, into codes: inout [UInt32]) {
@@ -79,65 +85,6 @@ enum IndexKeys {
     return nil
   }
 
-}
-
-/// Everything the indexes file for one record.
-struct IndexEntries: Equatable {
-  /// Trigram codes, ascending, distinct.
-  var trigrams: [UInt32] = []
-  /// Equality prefixes, ascending bytewise, distinct.
-  var terms: [[UInt8]] = []
-  /// Ordered-index values, one per ordered field.
-  var ordered: [OrderedEntry] = []
-
-  init() {}
-
-  /// The entries of a record whose values (by slot) are `values`, for every index of `schema`.
-  init(_ values: [FieldValue], schema: CollectionSchema) {
-    self.init(values, fields: schema.fields)
-  }
-
-  /// The entries for the indexes of `fields` only.
-  init(_ values: [FieldValue], fields: [Field]) {
-    for field in fields where !field.indexes.isEmpty {
-      let value = field.position < values.count ? values[field.position] : .null
-      if field.indexes.contains(.substring), case .string(let text) = value {
-        IndexKeys.trigrams(
-          of: TextFolding.fold(text, TextFolding.all), field: field.position, into: &trigrams)
-      }
-      if field.indexes.contains(.equality) {
-        switch value {
-        case .null: terms.append(IndexKeys.nullTermPrefix(field: field.position))
-        case .string(let text): terms.append(IndexKeys.termPrefix(field: field.position, value: text))
-        case .strings(let list):
-          for element in list { terms.append(IndexKeys.termPrefix(field: field.position, value: element)) }
-        case .integers(let list):
-          for element in list {
-            terms.append(IndexKeys.termPrefix(field: field.position, value: String(element)))
-          }
-        case .bool(let flag):
-          terms.append(IndexKeys.termPrefix(field: field.position, value: flag ? "true" : "false"))
-        case .integer(let number):
-          terms.append(IndexKeys.termPrefix(field: field.position, value: String(number)))
-        case .date(let date): terms.append(IndexKeys.termPrefix(field: field.position, value: date.iso8601))
-        case .double(let number):
-          terms.append(IndexKeys.termPrefix(field: field.position, value: String(number)))
-        }
-      }
-      if field.indexes.contains(.ordered) {
-        ordered.append(
-          OrderedEntry(
-            field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
-            width: OrderedKey.width(of: field.type)))
-      }
-    }
-    trigrams = RowSet.normalized(trigrams)
-    // Most records file one term per field, already in field order; lists may repeat a value.
-    if !terms.indices.dropFirst().allSatisfy({ TextMatching.compare(terms[$0 - 1], terms[$0]) < 0 }) {
-      terms.sort { TextMatching.compare($0, $1) < 0 }
-      terms = terms.indices.compactMap { $0 > 0 && terms[$0 - 1] == terms[$0] ? nil : terms[$0] }
-    }
-  }
 }
 
 /// The part of an ordered-index key between the field and the row: a flag (0 nil, 1 a value, 2

@@ -4,8 +4,12 @@ import LMDB
 enum Candidates {
   /// Every row; `exact` when every row matches (`TRUEPREDICATE`).
   case all(exact: Bool)
-  /// These rows, ascending; `exact` when each of them matches that part of the predicate.
-  case rows([Row], exact: Bool)
+  /// These rows, ascending; those of `unsure` (ascending, a subset) may not match that part of
+  /// the predicate and must be checked against their records, the others match.
+  case rows([Row], unsure: [Row])
+
+  static func exact(_ rows: [Row]) -> Candidates { .rows(rows, unsure: []) }
+  static func unsure(_ rows: [Row]) -> Candidates { .rows(rows, unsure: rows) }
 }
 
 /// What the executor did for one node of the plan, for `explain`.
@@ -24,10 +28,12 @@ public struct PlanStep: Sendable, Hashable {
   public var skipped: String?
 }
 
+
 /// Runs a plan inside one read transaction.
 struct QueryExecutor<Txn: ReadableTransaction> {
   let collection: StoredCollection
   let txn: Txn
+  let indexes: IndexReader<Txn>
   /// Every step taken, in order, for `explain`.
   private(set) var steps: [PlanStep] = []
   /// Records read to check the candidates of `NOT` parts.
@@ -35,14 +41,16 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 
   /// Cap on how far estimates count: beyond it a list is simply "large".
   static var estimateLimit: Int { 50_000 }
+  /// How many times longer than the candidates found so far a part of an `AND` may be and still
+  /// be read: decoding a posting costs a few nanoseconds, checking a candidate's record (two
+  /// lookups and a decode) a microsecond or more.
+  static var readRatio: Int { 256 }
 
-  init(collection: StoredCollection, txn: Txn) {
+  init(collection: StoredCollection, txn: Txn) throws {
     self.collection = collection
     self.txn = txn
+    indexes = try IndexReader(collection: collection, txn: txn)
   }
-
-  private var trigramIndex: Database { collection.databases.trigrams }
-  private var termIndex: Database { collection.databases.terms }
 
   // MARK: Candidates
 
@@ -54,38 +62,42 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .nothing(let reason):
       steps.append(
         PlanStep(depth: depth, description: "no rows: \(reason)", estimated: 0, actual: 0, exact: true))
-      return .rows([], exact: true)
+      return .exact([])
     case .scan(let reason):
       steps.append(PlanStep(depth: depth, description: "scan: \(reason)", actual: nil, exact: false))
       return .all(exact: false)
     case .lookup(let lookup):
-      return .rows(try rows(of: lookup, estimated: nil, depth: depth), exact: lookup.isExact)
+      return try read(lookup, estimated: nil, depth: depth)
     case .not(let inner, let predicate):
       let index = steps.count
       steps.append(PlanStep(depth: depth, description: "NOT: every row but", actual: nil, exact: true))
       let excluded = try matches(inner, predicate, depth: depth + 1)
       let rows = RowSet.subtracting(try everyRow(), excluded)
       steps[index].actual = rows.count
-      return .rows(rows, exact: true)
+      return .exact(rows)
     case .or(let parts):
       let index = steps.count
       steps.append(PlanStep(depth: depth, description: "OR: union", actual: nil, exact: true))
       var lists: [[Row]] = []
-      var exact = true
+      var sureLists: [[Row]] = []
+      var anyUnsure = false
       for part in parts {
         switch try candidates(part, depth: depth + 1) {
         case .all(let partExact):
           steps[index].exact = partExact
           return .all(exact: partExact)
-        case .rows(let rows, let partExact):
+        case .rows(let rows, let unsure):
           lists.append(rows)
-          exact = exact && partExact
+          sureLists.append(unsure.isEmpty ? rows : RowSet.subtracting(rows, unsure))
+          anyUnsure = anyUnsure || !unsure.isEmpty
         }
       }
       let rows = RowSet.union(lists)
+      // A row is sure when any part is sure of it.
+      let unsure = anyUnsure ? RowSet.subtracting(rows, RowSet.union(sureLists)) : []
       steps[index].actual = rows.count
-      steps[index].exact = exact
-      return .rows(rows, exact: exact)
+      steps[index].exact = unsure.isEmpty
+      return .rows(rows, unsure: unsure)
     case .and(let parts):
       return try intersect(parts, depth: depth)
     }
@@ -99,6 +111,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     steps.append(
       PlanStep(depth: depth, description: "AND: intersection, most selective first", actual: nil, exact: true)
     )
+    // Whether every part was applied exactly; if not, every candidate is checked.
     var exact = true
     var ranked: [(estimate: Int, node: PlanNode)] = []
     var negated: [(estimate: Int, node: PlanNode, predicate: Predicate)] = []
@@ -121,8 +134,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     ranked.sort { $0.estimate < $1.estimate }
     negated.sort { $0.estimate < $1.estimate }
     var current: [Row]?
+    var unsure: [Row] = []
     for (estimate, node) in ranked {
-      if let rows = current, rows.count <= 1_000, estimate > 16 * max(rows.count, 1) {
+      if let rows = current, estimate > Self.readRatio * max(rows.count, 1) {
         exact = false
         steps.append(
           PlanStep(
@@ -132,21 +146,29 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
       let found: Candidates =
         if case .lookup(let lookup) = node {
-          .rows(try rows(of: lookup, estimated: estimate, depth: depth + 1), exact: lookup.isExact)
+          try read(lookup, estimated: estimate, depth: depth + 1)
         } else { try candidates(node, depth: depth + 1) }
       switch found {
       case .all(let partExact):
         exact = exact && partExact
-      case .rows(let rows, let partExact):
-        current = current.map { RowSet.intersection($0, rows) } ?? rows
-        exact = exact && partExact
+      case .rows(let rows, let partUnsure):
+        if let rows0 = current {
+          let both = RowSet.intersection(rows0, rows)
+          unsure =
+            unsure.isEmpty && partUnsure.isEmpty
+            ? [] : RowSet.intersection(RowSet.union(unsure, partUnsure), both)
+          current = both
+        } else {
+          current = rows
+          unsure = partUnsure
+        }
       }
       if current?.isEmpty == true { break }
     }
     for (estimate, inner, predicate) in negated where current?.isEmpty != true {
       // Subtracting costs reading the excluded rows (and checking them, when the index only
       // narrows them down); checking the candidates instead costs one record each.
-      let factor = if case .lookup(let lookup) = inner, lookup.isExact { 16 } else { 1 }
+      let factor = if case .lookup(let lookup) = inner, lookup.isExact { Self.readRatio } else { 1 }
       if let rows = current, estimate > factor * max(rows.count, 1) {
         exact = false
         steps.append(
@@ -159,18 +181,21 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       steps.append(PlanStep(depth: depth + 1, description: "NOT: subtract", actual: nil, exact: true))
       let excluded = try matches(inner, predicate, depth: depth + 2)
       current = RowSet.subtracting(try current ?? everyRow(), excluded)
+      if !unsure.isEmpty { unsure = RowSet.subtracting(unsure, excluded) }
       steps[step].actual = current?.count
     }
-    steps[index].exact = exact
     guard let current else {
+      steps[index].exact = exact
       return .all(exact: exact)
     }
+    if !exact { unsure = current }
+    steps[index].exact = unsure.isEmpty
     steps[index].actual = current.count
-    return .rows(current, exact: exact)
+    return .rows(current, unsure: unsure)
   }
 
   /// Reads one lookup, recording its step; `estimated` when the caller already knows it.
-  private mutating func rows(of lookup: IndexLookup, estimated: Int?, depth: Int) throws -> [Row] {
+  private mutating func read(_ lookup: IndexLookup, estimated: Int?, depth: Int) throws -> Candidates {
     let index = steps.count
     // A range's estimate would walk the very entries the read walks: its count is known after.
     let estimate: Int? =
@@ -178,17 +203,45 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     steps.append(
       PlanStep(
         depth: depth, description: describe(lookup), estimated: estimate, actual: nil, exact: lookup.isExact))
-    let rows = try read(lookup, depth: depth + 1)
-    steps[index].actual = rows.count
-    return rows
+    let found: Candidates
+    switch lookup.access {
+    case .trigrams(_, let codes):
+      found = .unsure(try indexes.rows(holdingAll: codes, limit: Self.estimateLimit))
+    case .substring(let field, let pattern, let anchored, let check):
+      let rows = try indexes.rows(containing: pattern, field: field, anchored: anchored)
+      switch check {
+      case .none: found = .exact(rows)
+      case .all: found = .unsure(rows)
+      case .unplainRows:
+        let unplain = rows.isEmpty ? [] : try indexes.unplainRows(of: field)
+        found = .rows(rows, unsure: RowSet.intersection(rows, unplain))
+      }
+    case .terms(_, let prefixes, _):
+      found = .exact(RowSet.union(try prefixes.map { try indexes.rows(of: $0, kind: .term) }))
+    case .termGroup(let field, let folded, let value, let options):
+      found = .exact(
+        try indexes.termGroupRows(
+          field: field, folded: folded, value: value, options: options, countOnly: false,
+          limit: Self.estimateLimit
+        ).rows)
+    case .ordered(let field, let lower, let upper, _):
+      found = .exact(try indexes.orderedRows(field: field, lower: lower, upper: upper))
+    }
+    if case .rows(let rows, let unsure) = found {
+      steps[index].actual = rows.count
+      steps[index].exact = unsure.isEmpty
+    }
+    return found
   }
 
-  /// The rows that match `predicate`, from the rows its plan `node` finds: checked per row when
-  /// they are only candidates.
+  /// The rows that match `predicate`, from the rows its plan `node` finds: the unsure ones
+  /// checked per row.
   private mutating func matches(_ node: PlanNode, _ predicate: Predicate, depth: Int) throws -> [Row] {
     switch try candidates(node, depth: depth) {
-    case .rows(let rows, true): return rows
-    case .rows(let rows, false): return try check(rows, predicate, limit: nil, checked: &checked)
+    case .rows(let rows, let unsure):
+      guard !unsure.isEmpty else { return rows }
+      let confirmed = try check(unsure, predicate, limit: nil, checked: &checked)
+      return RowSet.union(RowSet.subtracting(rows, unsure), confirmed)
     case .all(true): return try everyRow()
     case .all(false): return try check(try everyRow(), predicate, limit: nil, checked: &checked)
     }
@@ -202,111 +255,27 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .trigrams(_, let codes):
       var smallest = Int.max
       for code in codes {
-        smallest = min(
-          smallest,
-          try PostingBlocks.estimate(
-            IndexKeys.trigramPrefix(code), in: trigramIndex, txn, limit: limit))
+        smallest = min(smallest, try indexes.count(of: IndexKeys.trigramPrefix(code), kind: .trigram, limit: limit))
         if smallest == 0 { break }
       }
-      // The segment of recent rows is read once, for every trigram together.
-      return smallest + (try RecentTrigrams.rows(holdingAll: codes, in: trigramIndex, txn).count)
+      return smallest
+    case .substring(let field, let pattern, _, _):
+      var smallest = Int.max
+      for offset in TrigramPostings.coveringOffsets(count: pattern.count) {
+        let code = IndexKeys.trigramCode(
+          field: field.position, pattern[offset], pattern[offset + 1], pattern[offset + 2])
+        smallest = min(smallest, try indexes.count(of: IndexKeys.trigramPrefix(code), kind: .trigram, limit: limit))
+        if smallest == 0 { break }
+      }
+      return smallest
     case .terms(_, let prefixes, _):
-      return try prefixes.reduce(0) {
-        $0 + (try PostingBlocks.estimate($1, in: termIndex, txn, limit: limit))
-      }
+      return try prefixes.reduce(0) { $0 + (try indexes.count(of: $1, kind: .term, limit: limit)) }
     case .termGroup(let field, let folded, let value, let options):
-      return try termGroupRows(field: field, folded: folded, value: value, options: options, countOnly: true)
-        .count
+      return try indexes.termGroupRows(
+        field: field, folded: folded, value: value, options: options, countOnly: true, limit: limit
+      ).count
     case .ordered(let field, let lower, let upper, _):
-      return try orderedRows(field: field, lower: lower, upper: upper, limit: limit).count
-    }
-  }
-
-  private mutating func read(_ lookup: IndexLookup, depth: Int) throws -> [Row] {
-    switch lookup.access {
-    case .trigrams(_, let codes):
-      // Smallest list first; once few candidates are left, long lists are cheaper to check per row.
-      var sized: [(Int, UInt32)] = []
-      for code in codes {
-        sized.append(
-          (
-            try PostingBlocks.estimate(
-              IndexKeys.trigramPrefix(code), in: trigramIndex, txn, limit: Self.estimateLimit), code
-          ))
-      }
-      sized.sort { $0.0 < $1.0 }
-      var rows: [Row]?
-      for (size, code) in sized {
-        // Decoding a row of a list costs about a hundredth of checking a candidate: a list far
-        // longer than the candidates left would cost more than it could save.
-        if let current = rows, size > 32 * max(current.count, 1) { break }
-        let list = try PostingBlocks.read(IndexKeys.trigramPrefix(code), in: trigramIndex, txn)
-        rows = rows.map { RowSet.intersection($0, list) } ?? list
-        if rows?.isEmpty == true { break }
-      }
-      // Rows of the recent segment are in no posting list: they hold every trigram or none here.
-      let recent = try RecentTrigrams.rows(holdingAll: codes, in: trigramIndex, txn)
-      return recent.isEmpty ? rows ?? [] : RowSet.union(rows ?? [], recent)
-    case .terms(_, let prefixes, _):
-      return RowSet.union(try prefixes.map { try PostingBlocks.read($0, in: termIndex, txn) })
-    case .termGroup(let field, let folded, let value, let options):
-      return try termGroupRows(field: field, folded: folded, value: value, options: options, countOnly: false)
-    case .ordered(let field, let lower, let upper, _):
-      return RowSet.ascending(try orderedRows(field: field, lower: lower, upper: upper, limit: nil))
-    }
-  }
-
-  /// The rows of every exact value in one folded group that equals `value` under `options`.
-  private func termGroupRows(
-    field: Field, folded: [UInt8], value: String, options: StringOptions, countOnly: Bool
-  )
-    throws -> [Row]
-  {
-    let group = IndexKeys.termGroupPrefix(field: field.position, folded: folded)
-    let target = TextFolding.fold(value, options)
-    return try txn.withCursor(termIndex) { cursor in
-      var lists: [[Row]] = []
-      var counted = 0
-      var entry = try cursor.seek(atLeast: group)
-      while let current = entry, current.key.count > group.count + 4, current.key.starts(with: group) {
-        let termLength = current.key.count - 4
-        let term = UnsafeRawBufferPointer(rebasing: current.key[..<termLength])
-        guard let exact = IndexKeys.exactValue(ofTermPrefix: term, groupCount: group.count) else {
-          throw StoreError.corruptState(reason: "malformed equality index key for \(field.name)")
-        }
-        if TextFolding.fold(exact, options) == target {
-          guard let first = PostingBlocks.firstRow(of: current.key, prefixCount: termLength) else {
-            throw StoreError.corruptState(reason: "malformed equality index key for \(field.name)")
-          }
-          var rows: [Row] = []
-          if countOnly {
-            var reader = ByteReader(current.value)
-            counted += Int((try? reader.readVarint()) ?? 0)
-          } else {
-            try PostingBlocks.decode(current.value, firstRow: first, into: &rows)
-            lists.append(rows)
-          }
-        }
-        entry = try cursor.next()
-      }
-      if countOnly { return [Row](repeating: 0, count: min(counted, Self.estimateLimit + 1)) }
-      return RowSet.union(lists)
-    }
-  }
-
-  /// Rows of the ordered index in a range of keys, in index order (by value, then row).
-  func orderedRows(field: Field, lower: OrderedKey, upper: OrderedKey, limit: Int?) throws -> [Row] {
-    let layout = OrderedLayout(field)
-    let end = layout.prefix(upper)
-    return try txn.withCursor(collection.databases.ordered) { cursor in
-      var rows: [Row] = []
-      var entry = try cursor.seek(atLeast: layout.prefix(lower))
-      while let current = entry, layout.holds(current.key), layout.key(current.key, isAtMost: end) {
-        rows.append(layout.row(current.key))
-        if let limit, rows.count > limit { break }
-        entry = try cursor.next()
-      }
-      return rows
+      return try indexes.orderedRows(field: field, lower: lower, upper: upper, limit: limit).count
     }
   }
 
@@ -315,14 +284,20 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   func describe(_ lookup: IndexLookup) -> String {
     switch lookup.access {
     case .trigrams(let field, let codes):
-      let grams = codes.map { code -> String in
-        let bytes = [
-          UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8),
-          UInt8(truncatingIfNeeded: code),
-        ]
-        return "'" + String(decoding: bytes, as: UTF8.self) + "'"
+      return "substring index of \(field.name): trigrams \(codes.map { QueryExecutorText.gram($0) }.joined(separator: " "))"
+    case .substring(let field, let pattern, let anchored, let check):
+      let offsets = TrigramPostings.coveringOffsets(count: pattern.count)
+      let grams = offsets.map { offset -> String in
+        "'" + String(decoding: pattern[offset..<(offset + 3)], as: UTF8.self) + "'@\(offset)"
       }
-      return "substring index of \(field.name): trigrams \(grams.joined(separator: " "))"
+      let checked =
+        switch check {
+        case .none: ""
+        case .unplainRows: ", rows a [d] fold changes checked"
+        case .all: ", every row checked"
+        }
+      return "substring index of \(field.name): trigrams \(grams.joined(separator: " ")) by position"
+        + (anchored ? " from the start" : "") + checked
     case .terms(let field, _, let values):
       return "equality index of \(field.name): \(values.map { "'\($0)'" }.joined(separator: ", "))"
     case .termGroup(let field, _, let value, let options):
@@ -349,5 +324,15 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     if options.contains(.caseInsensitive) { text += "c" }
     if options.contains(.diacriticInsensitive) { text += "d" }
     return text + "]"
+  }
+}
+
+/// How `explain` writes a trigram.
+enum QueryExecutorText {
+  static func gram(_ code: UInt32) -> String {
+    let bytes = [
+      UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code),
+    ]
+    return "'" + String(decoding: bytes, as: UTF8.self) + "'"
   }
 }

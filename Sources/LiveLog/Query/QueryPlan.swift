@@ -18,8 +18,12 @@ indirect enum PlanNode {
 /// One use of one index.
 struct IndexLookup {
   enum Access {
-    /// Rows whose folded text holds every trigram (a superset of the matches).
+    /// Rows whose folded text holds every trigram, anywhere (a superset of the matches).
     case trigrams(field: Field, codes: [UInt32])
+    /// Rows whose `[cd]`-folded text holds `pattern` (`[cd]`-folded, 3 bytes or more) — at its
+    /// start when `anchored` — found by trigram positions; `check` says which of them must still
+    /// be checked against the record.
+    case substring(field: Field, pattern: [UInt8], anchored: Bool, check: SubstringCheck)
     /// The union of exact equality posting lists.
     case terms(field: Field, prefixes: [[UInt8]], values: [String])
     /// Every exact value filed under one folded group that `accepts` under `options`.
@@ -32,6 +36,17 @@ struct IndexLookup {
   var access: Access
   /// Whether the rows found match this part of the predicate exactly (no verification needed).
   var isExact: Bool
+}
+
+/// Which rows a positional substring match leaves to the per-row check.
+enum SubstringCheck {
+  /// None: the options are `[cd]`, which the index folds by.
+  case none
+  /// Rows whose text a `[d]` fold changes: `[c]` with a pattern no `[d]` fold changes, which
+  /// agrees with the index's `[cd]` fold on every other row.
+  case unplainRows
+  /// Every row: the options keep case or diacritics the index folded away.
+  case all
 }
 
 /// Turns a predicate into a plan: which index serves which comparison.
@@ -135,6 +150,17 @@ enum QueryPlanner {
         return .scan(reason: "\(field.name) has no substring index")
       }
       let folded = TextFolding.fold(pattern, TextFolding.all)
+      if folded.count >= 3 && (c.operator == .contains || c.operator == .beginsWith) && !field.type.isList {
+        let check: SubstringCheck =
+          c.options == TextFolding.all
+          ? .none
+          : c.options == .caseInsensitive && TextFolding.fold(pattern, .caseInsensitive) == folded
+            ? .unplainRows : .all
+        return .lookup(
+          IndexLookup(
+            access: .substring(field: field, pattern: folded, anchored: c.operator == .beginsWith, check: check),
+            isExact: check == .none))
+      }
       let runs: [[UInt8]] =
         c.operator == .like
         ? folded.split(whereSeparator: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }).map(Array.init)

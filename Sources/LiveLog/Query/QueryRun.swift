@@ -32,32 +32,32 @@ struct QueryRun<Txn: ReadableTransaction> {
   private mutating func leadingRows(for query: Query) throws -> [Row] {
     let plan = QueryPlanner.plan(query.predicate)
     if let rows = try rangeInSortOrder(plan, query) { return rows }
-    var executor = QueryExecutor(collection: collection, txn: txn)
+    var executor = try QueryExecutor(collection: collection, txn: txn)
     let candidates = try executor.candidates(plan)
     steps = executor.steps
     checked += executor.checked
     // Without a sort, the first `limit` matches in row order are the answer: stop early.
     let earlyLimit = query.sort.isEmpty ? query.limit : nil
+    let sorter = ResultSorter(collection: collection, txn: txn, indexes: executor.indexes)
     var rows: [Row]
     switch candidates {
-    case .rows(let candidateRows, true):
+    case .rows(let candidateRows, let unsure) where unsure.isEmpty:
       rows = candidateRows
-    case .rows(let candidateRows, false):
+    case .rows(let candidateRows, let unsure) where unsure.count == candidateRows.count:
       rows = try executor.check(candidateRows, query.predicate, limit: earlyLimit, checked: &checked)
+    case .rows(let candidateRows, let unsure):
+      let confirmed = try executor.check(unsure, query.predicate, limit: nil, checked: &checked)
+      rows = RowSet.union(RowSet.subtracting(candidateRows, unsure), confirmed)
     case .all(true):
       // Every row matches: a sort may walk an index without listing them first.
-      if !query.sort.isEmpty {
-        return try ResultSorter(collection: collection, txn: txn).sorted(
-          nil, by: query.sort, limit: query.limit)
-      }
-      rows = try collection.everyRow(txn, limit: earlyLimit)
+      if !query.sort.isEmpty { return try sorter.sorted(nil, by: query.sort, limit: query.limit) }
+      rows = try collection.everyRow(txn, limit: earlyLimit, recent: executor.indexes.recent)
     case .all(false):
-      rows = try scan(query.predicate, limit: earlyLimit)
+      rows = try executor.check(
+        try collection.everyRow(txn, recent: executor.indexes.recent), query.predicate, limit: earlyLimit,
+        checked: &checked)
     }
-    if !query.sort.isEmpty {
-      rows = try ResultSorter(collection: collection, txn: txn).sorted(
-        rows, by: query.sort, limit: query.limit)
-    }
+    if !query.sort.isEmpty { rows = try sorter.sorted(rows, by: query.sort, limit: query.limit) }
     if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
     return rows
   }
@@ -69,37 +69,14 @@ struct QueryRun<Txn: ReadableTransaction> {
       case .ordered(let field, let lower, let upper, let range) = lookup.access,
       let first = query.sort.first, first.field.position == field.position, !field.type.isList
     else { return nil }
-    let rows = try ResultSorter(collection: collection, txn: txn).sorted(
-      range: OrderedBounds(lower: lower, upper: upper), by: query.sort, limit: query.limit)
+    let sorter = ResultSorter(
+      collection: collection, txn: txn, indexes: try IndexReader(collection: collection, txn: txn))
+    let rows = try sorter.sorted(range: OrderedBounds(lower: lower, upper: upper), by: query.sort, limit: query.limit)
     steps = [
       PlanStep(
         depth: 0, description: "ordered index of \(field.name): \(range), walked in sort order",
         actual: rows.count, exact: true)
     ]
-    return rows
-  }
-
-  /// Every record, checked against `predicate`.
-  private mutating func scan(_ predicate: Predicate, limit: Int?) throws -> [Row] {
-    let compiled = CompiledPredicate(predicate)
-    var rows: [Row] = []
-    var checked = 0
-    var scratch: [UInt8] = []
-    scratch.reserveCapacity(256)
-    try txn.withCursor(collection.records) { cursor in
-      var entry = try cursor.first()
-      while let current = entry {
-        let row = Row(truncatingIfNeeded: current.integerKey ?? 0)
-        checked += 1
-        let record = try collection.verifiedRecord(current.value, row: UInt64(row))
-        if try compiled.matches(RecordView(bytes: record, row: row), scratch: &scratch) {
-          rows.append(row)
-          if let limit, rows.count >= limit { break }
-        }
-        entry = try cursor.next()
-      }
-    }
-    self.checked += checked
     return rows
   }
 

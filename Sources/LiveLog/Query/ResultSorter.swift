@@ -4,14 +4,16 @@ import LMDB
 ///
 /// Two ways, chosen by their expected cost:
 /// - **index walk**: when the first key has an ordered index, walk that index in the requested
-///   direction and keep the rows that match; with a `LIMIT`, stop once enough rows are out. Ties
-///   on the first key are ordered by the other keys, read from the records of the tie only.
+///   direction (every segment's run and the recent rows, merged) and keep the rows that match;
+///   with a `LIMIT`, stop once enough rows are out. Ties on the first key are ordered by the
+///   other keys, read from the records of the tie only.
 /// - **fetch and sort**: read each matching record's sort keys and sort them in memory.
 struct ResultSorter<Txn: ReadableTransaction> {
   let collection: StoredCollection
   let txn: Txn
+  let indexes: IndexReader<Txn>
 
-  /// Relative costs per item, measured on this engine: a step of a cursor over the ordered
+  /// Relative costs per item, measured on this engine: a step of the walk over the ordered
   /// index, and a record read and decoded for its keys.
   private static var walkStepCost: Double { 0.05 }
   private static var fetchCost: Double { 1.0 }
@@ -19,9 +21,9 @@ struct ResultSorter<Txn: ReadableTransaction> {
   /// `rows` (ascending; `nil` for every row) in sort order, at most `limit` of them.
   func sorted(_ rows: [Row]?, by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
     guard let first = descriptors.first else { return Array((rows ?? []).prefix(limit ?? Int.max)) }
-    let total = try txn.statistics(collection.records).entries
+    let total = try collection.count(txn)
     let matches = rows?.count ?? total
-    if first.field.indexes.contains(.ordered) {
+    if first.field.indexes.contains(.ordered) && !first.field.type.isList {
       let visits =
         limit.map { min(Double(total), Double($0) * Double(total) / Double(max(matches, 1))) }
         ?? Double(total)
@@ -30,7 +32,7 @@ struct ResultSorter<Txn: ReadableTransaction> {
         return try walk(first, then: Array(descriptors.dropFirst()), members: rows, limit: limit)
       }
     }
-    let candidates = try rows ?? collection.everyRow(txn)
+    let candidates = try rows ?? collection.everyRow(txn, recent: indexes.recent)
     return try fetchAndSort(candidates, by: descriptors, limit: limit)
   }
 
@@ -43,11 +45,17 @@ struct ResultSorter<Txn: ReadableTransaction> {
   }
 
   private func fetchAndSort(_ rows: [Row], by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
-    try SortOrder.sorted(rows, by: descriptors, limit: limit) { row in
-      guard let bytes = try collection.record(at: UInt64(row), txn) else {
-        throw StoreError.corruptState(reason: "row \(row) has no record")
-      }
-      return bytes
+    // Records are read in row order, with one cursor each over the row table and the log.
+    var records: [Row: UnsafeRawBufferPointer] = [:]
+    records.reserveCapacity(rows.count)
+    let ascending = RowSet.normalized(rows)
+    try collection.forEachRecord(of: ascending, txn, recent: indexes.recent) { row, record in
+      records[row] = record
+      return true
+    }
+    return try SortOrder.sorted(rows, by: descriptors, limit: limit) { row in
+      guard let record = records[row] else { throw StoreError.corruptState(reason: "row \(row) has no record") }
+      return record
     }
   }
 
@@ -57,12 +65,10 @@ struct ResultSorter<Txn: ReadableTransaction> {
     _ first: SortDescriptor, then others: [SortDescriptor], members: [Row]?, range: OrderedBounds? = nil,
     limit: Int?
   ) throws -> [Row] {
-    let layout = OrderedLayout(first.field)
-    let field = layout.slot
     let wanted = limit ?? Int.max
     var output: [Row] = []
     var run: [Row] = []
-    var runValue: [UInt8] = []
+    var runKey: OrderedKey?
     func flush() throws {
       guard !run.isEmpty else { return }
       // Within a run of equal first keys: the other keys, then insertion order.
@@ -71,33 +77,16 @@ struct ResultSorter<Txn: ReadableTransaction> {
       output.append(contentsOf: run)
       run.removeAll(keepingCapacity: true)
     }
-    // Where the walk starts and the key it must not pass, as prefixes: the whole field's keys
-    // without a range.
-    let low = range.map { layout.prefix($0.lower) } ?? [field]
-    let high = range.map { layout.prefix($0.upper.successor(width: layout.width)) } ?? [field &+ 1]
-    try txn.withCursor(collection.databases.ordered) { cursor in
-      var entry: Entry?
-      if first.ascending {
-        entry = try cursor.seek(atLeast: low)
-      } else {
-        entry = try cursor.seek(atLeast: high)
-        entry = entry == nil ? try cursor.last() : try cursor.previous()
+    try indexes.walk(field: first.field, range: range, ascending: first.ascending) { key, row in
+      if key != runKey {
+        try flush()
+        if output.count >= wanted { return false }
+        runKey = key
       }
-      while let current = entry, layout.holds(current.key),
-        first.ascending ? layout.key(current.key, isBefore: high) : !layout.key(current.key, isBefore: low)
-      {
-        let value = current.key[0..<(layout.keyLength - 4)]
-        if !value.elementsEqual(runValue) {
-          try flush()
-          if output.count >= wanted { return }
-          runValue = Array(value)
-        }
-        let row = layout.row(current.key)
-        if members.map({ RowSet.contains($0, row) }) ?? true { run.append(row) }
-        entry = first.ascending ? try cursor.next() : try cursor.previous()
-      }
-      try flush()
+      if members.map({ RowSet.contains($0, row) }) ?? true { run.append(row) }
+      return true
     }
+    try flush()
     return Array(output.prefix(wanted))
   }
 }

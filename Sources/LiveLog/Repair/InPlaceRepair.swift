@@ -24,6 +24,17 @@ struct InPlaceRepair {
   static let scratchPrefix = ".rebuild-"
 
   func run(progress: (ReplayProgress) -> Void) throws -> StateDigest {
+    try rebuild(upgrading: false, progress: progress)
+    return try Store(directory: directory, options: options).digest()
+  }
+
+  /// Rebuilds a store of an older format, whose state this code cannot read (only its log), and
+  /// marks it with the current format once the rebuilt file is in place.
+  func upgrade(progress: (ReplayProgress) -> Void) throws {
+    try rebuild(upgrading: true, progress: progress)
+  }
+
+  private func rebuild(upgrading: Bool, progress: (ReplayProgress) -> Void) throws {
     guard StorePath.entryExists(directory) else {
       if let problem = StorePath.problem(creating: directory) {
         throw StoreError.unusablePath(path: directory, reason: problem)
@@ -52,6 +63,14 @@ struct InPlaceRepair {
     do {
       var live = readOnly
       live.exclusive = true
+      if upgrading {
+        // The old format's state is not read, only its log; a store of format 1 gets the empty
+        // catalog database a writable open makes, which changes nothing it holds.
+        live = options
+        live.exclusive = true
+        live.logOnly = true
+        live.recordTypes = []
+      }
       let store = try Store(directory: directory, options: live)
       _ = try store.checkLog()
       var scratchOptions = options
@@ -63,9 +82,9 @@ struct InPlaceRepair {
       throw error
     }
     try swap(in: scratch)
+    if upgrading { try StoreDirectory(path: directory).writeMarker() }
     // Released only now: a process that waited opens the rebuilt file.
     access.release()
-    return try Store(directory: directory, options: options).digest()
   }
 
   /// The rebuilt data file replaces the live one; the live one stays as `data.mdb.before-repair`.

@@ -42,6 +42,8 @@ struct CatalogState: Sendable {
 final class Catalog: Sendable {
   let database: Database
   let meta: Database
+  /// The store's log, which every collection reads its records from.
+  let log: EventLog
   private let environment: Environment
   private let cached = Mutex(CatalogState.empty)
   /// LMDB forbids opening databases from two transactions at once; this keeps opens one at a time.
@@ -49,9 +51,15 @@ final class Catalog: Sendable {
 
   static let stampKey = Array("catalog_stamp".utf8)
 
-  init(database: Database, meta: Database, environment: Environment) {
+  /// Whether loading the catalog opens the collections' databases: not for a store opened for
+  /// its log alone (an upgrade's source), whose collections have an older format's databases.
+  private let opensCollections: Bool
+
+  init(database: Database, meta: Database, log: EventLog, environment: Environment, opensCollections: Bool = true) {
     self.database = database
     self.meta = meta
+    self.log = log
+    self.opensCollections = opensCollections
     self.environment = environment
   }
 
@@ -102,6 +110,7 @@ final class Catalog: Sendable {
   private func load(_ txn: some ReadableTransaction, create: Bool) throws -> CatalogState {
     let stamp = try Catalog.stamp(txn, meta)
     var collections: [UInt32: StoredCollection] = [:]
+    guard opensCollections else { return CatalogState(stamp: stamp, collections: collections) }
     try txn.withCursor(database) { cursor in
       var entry = try cursor.first()
       while let current = entry {
@@ -112,7 +121,7 @@ final class Catalog: Sendable {
         let databases = try CollectionDatabases.open(
           name, keyType: schema.primaryKey.type, create: create, environment: environment, in: txn)
         collections[id] = StoredCollection(
-          id: id, name: name, versions: versions, databases: databases, meta: meta)
+          id: id, name: name, versions: versions, databases: databases, meta: meta, log: log)
         entry = try cursor.next()
       }
     }

@@ -41,15 +41,8 @@ struct SchemaMigrator {
       try migrated.apply(changes, nextRow: nextRow, txn, oldSchema: stored.schema)
       changes.removeAll(keepingCapacity: true)
     }
-    // Rows are read first: the upserts rewrite `records` under the cursor.
-    var rows: [UInt64] = []
-    try txn.withCursor(stored.records) { cursor in
-      var entry = try cursor.first()
-      while let current = entry {
-        rows.append(current.integerKey ?? 0)
-        entry = try cursor.next()
-      }
-    }
+    // Rows are read first: the upserts rewrite the state they are read from.
+    let rows = try stored.everyRow(txn).map { UInt64($0) }
     for row in rows {
       guard let bytes = try stored.record(at: row, txn) else { continue }
       let oldBytes = Array(bytes)
@@ -87,6 +80,8 @@ struct SchemaMigrator {
     }
     try pending.appendSealed(to: store.log, txn, keepingLast: false, into: &changes)
     try migrated.apply(changes, nextRow: nextRow, txn, oldSchema: stored.schema)
+    // The batches wrote the rows' state only: the indexes are built again, under the new schema.
+    try migrated.rebuildIndexes(txn)
     store.options.progress?(
       StoreProgress(step: .migrating(collection: stored.name), completed: done, total: total))
     try store.catalog.write(id: stored.id, name: stored.name, versions: migrated.versions, txn)

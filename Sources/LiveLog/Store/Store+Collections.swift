@@ -92,8 +92,7 @@ extension Store {
         EventCodec.seal(&event, lsn: lsn, endsCommit: true)
         try log.append(event, at: lsn, txn)
         let evolved = stored.with(SchemaVersion(version: stored.version + 1, lsn: lsn, schema: schema))
-        try IndexMaintenance.drop(dropped, in: evolved, txn)
-        try IndexMaintenance.build(added, in: evolved, txn) { done, total in
+        try IndexMaintenance.rebuild(adding: added, dropping: dropped, in: evolved, txn) { done, total in
           options.progress?(
             StoreProgress(step: .buildingIndex(collection: schema.name), completed: done, total: total))
         }
@@ -114,7 +113,8 @@ extension Store {
 extension StoredCollection {
   /// The collection with one more schema version.
   func with(_ version: SchemaVersion) -> StoredCollection {
-    StoredCollection(id: id, name: name, versions: versions + [version], databases: databases, meta: meta)
+    StoredCollection(
+      id: id, name: name, versions: versions + [version], databases: databases, meta: meta, log: log)
   }
 }
 

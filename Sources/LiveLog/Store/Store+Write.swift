@@ -174,7 +174,8 @@ extension Store {
     for target in targets.values.sorted(by: { $0.collection.id < $1.collection.id }) {
       let own = changes.filter { $0.collection == target.collection.id }.map(\.change)
       guard !own.isEmpty else { continue }
-      try target.collection.apply(own, nextRow: nextRows[target.collection.id] ?? 1, txn)
+      try target.collection.apply(
+        own, nextRow: nextRows[target.collection.id] ?? 1, txn, recentCapacity: options.recentCapacity)
     }
     return summary
   }

@@ -39,13 +39,18 @@ public final class Store: Sendable {
   /// Throws `StoreError.notAStore` for a directory that holds something else,
   /// `StoreError.unsupportedFormat` for a store of a newer format, and `SchemaError` for a record
   /// type declared wrongly or changed in a way that needs a migration; nothing in the directory
-  /// is changed then. A store of format 1 (before collections) is upgraded in place, in one
-  /// transaction.
+  /// is changed then. A store of an older format is upgraded on its first writable open: its
+  /// state is rebuilt from its log into a new data file, swapped in as a repair swaps it
+  /// (`Store.repair`), with progress reported as `.upgrading`.
   public init(directory: String, options: StoreOptions = StoreOptions()) throws {
     self.directory = directory
     self.options = options
-    let format = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
+    var format = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
     try InterruptedRepair.check(directory: directory)
+    if format < StoreDirectory.currentFormat && !options.readOnly && !options.logOnly {
+      try StoreUpgrade.rebuild(directory: directory, options: options)
+      format = StoreDirectory.currentFormat
+    }
     let environment: Environment
     do {
       environment = try Environment.open(path: directory, options: options.environmentOptions)
@@ -86,37 +91,18 @@ public final class Store: Sendable {
         }
         databases = try environment.readOpeningDatabases { try open($0, false) }
       } else {
-        databases = try environment.write { txn in
-          let opened = try open(txn, true)
-          // A store of the current format was made with record checksums; older ones get them
-          // from their upgrade, below, which sets the same key.
-          if format >= StoreDirectory.currentFormat,
-            try txn.get(opened.1, StoreLayout.recordChecksumsKey) == nil
-          {
-            try txn.put(opened.1, StoreLayout.recordChecksumsKey, [1])
-          }
-          return opened
-        }
+        databases = try environment.write { txn in try open(txn, true) }
       }
     } catch let error as LMDBError where error.isNotFound {
       throw StoreError.notAStore(path: directory, reason: "its databases are missing")
     }
     log = EventLog(database: databases.log)
     meta = databases.meta
-    catalog = Catalog(database: databases.catalog, meta: databases.meta, environment: environment)
-    if format < StoreDirectory.currentFormat {
-      let progress = { (done: Int, total: Int) -> Void in
-        options.progress?(StoreProgress(step: .upgrading, completed: done, total: total))
-      }
-      let state = try catalog.refresh()
-      if state.collections.isEmpty {
-        try StoreUpgrade.run(environment: environment, meta: meta, catalog: catalog, progress: progress)
-      }
-      try StoreUpgrade.addRecordChecksums(
-        environment: environment, meta: meta,
-        collections: try catalog.refresh().collections.values.sorted { $0.id < $1.id }, progress: progress)
-      try StoreDirectory(path: directory).writeMarker()
-    }
+    catalog = Catalog(
+      database: databases.catalog, meta: databases.meta, log: log, environment: environment,
+      opensCollections: !options.logOnly)
+    // A store opened for its log alone (an upgrade's source) has the state of an older format.
+    guard !options.logOnly else { return }
     try catalog.refresh()
     hub.attach(self)
     environment.addCommitObserver(hub)
@@ -230,8 +216,6 @@ enum StoreLayout {
   /// Marks a store whose log a replay has copied but whose state it has not finished: such a
   /// store refuses to open, since its queries would miss rows.
   static let incompleteReplayKey = Array("replay_incomplete".utf8)
-  /// Present once every stored record carries its checksum (format 3 and later).
-  static let recordChecksumsKey = Array("record_checksums".utf8)
 }
 
 extension Store {

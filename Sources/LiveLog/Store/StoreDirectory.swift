@@ -8,12 +8,13 @@ struct StoreDirectory {
   static let markerName = "LIVELOG"
   /// The format this build writes and the newest it reads. Bump when the layout of any database
   /// or encoding changes incompatibly.
-  /// Format 4 adds the trigram index's segment of recent rows (`RecentTrigrams`), which format 3
-  /// code would not read (it would miss those rows).
-  static let currentFormat = 4
-  /// The oldest format read as it is, without an upgrade: a format-3 store holds no segment of
-  /// recent rows, which is all that format 4 adds.
-  static let oldestFormatReadAsIs = 3
+  /// Format 5 stores each record once, in the log (the state points to its event), and lays the
+  /// indexes out in segments of pages with positional trigrams, plus the recent rows of small
+  /// commits; its state shares nothing with format 4's, so older stores are rebuilt from their
+  /// logs on their first writable open.
+  static let currentFormat = 5
+  /// The oldest format read as it is, without an upgrade.
+  static let oldestFormatReadAsIs = 5
 
   let path: String
 

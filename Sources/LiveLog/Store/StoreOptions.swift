@@ -14,7 +14,7 @@ public struct StoreOptions: Sendable {
   public var readOnly: Bool = false
   /// The most read transactions open at once across all processes.
   public var maxReaders: Int = 126
-  /// The most collections the store may hold. Each takes six LMDB databases, and LMDB fixes
+  /// The most collections the store may hold. Each takes four LMDB databases, and LMDB fixes
   /// their number when the environment opens; every process that opens the store must allow at
   /// least as many as the store holds.
   public var maximumCollections: Int = 40
@@ -30,6 +30,12 @@ public struct StoreOptions: Sendable {
   /// Opens without LMDB's lock file, for a process that holds the store alone (a repair; see
   /// `ExclusiveAccess`).
   var exclusive = false
+  /// Opens the log alone, leaving the collections' databases closed: how an upgrade reads a store
+  /// of an older format, whose state it rebuilds (`StoreUpgrade`).
+  var logOnly = false
+  /// How many rows the recent rows hold before a fold (`RecentRows.capacity`); tests lower it to
+  /// fold, edit segments in place and merge them often.
+  var recentCapacity = RecentRows.capacity
 
   public init() {}
 
@@ -41,9 +47,9 @@ public struct StoreOptions: Sendable {
     options.readOnly = readOnly
     options.maxReaders = maxReaders
     options.withoutLock = exclusive
-    // The log, the meta and catalog databases, the six of each collection, and room for the
-    // format-1 databases an upgrade copies from.
-    options.maxDatabases = 3 + 6 * max(maximumCollections, 1) + StoreUpgrade.legacyNames.count
+    // The log, the meta and catalog databases and the four of each collection; an older store
+    // being upgraded may hold six of each and, for format 1, six more.
+    options.maxDatabases = 3 + 6 * max(maximumCollections, 1) + 6
     return options
   }
 }

@@ -28,108 +28,19 @@ enum LegacySchemas {
   }()
 }
 
-/// Brings a store of format 1 to the current format, in one write transaction: its databases `records`,
-/// `rows`, `ids` and `index.*` become the `repositories` collection's, its `meta` key `next_row`
-/// becomes `next_row:repositories`, and the catalog gets `repositories` at schema version 1,
-/// which is what every event of format 1 is read with; its records get their checksums
-/// (`StoredCollection+Records`). The log is not touched.
+/// Brings a store of an older format to the current one. Format 5 shares nothing of its state's
+/// layout with the formats before it (records are stored once, in the log; indexes are segments
+/// of pages), while every format's log reads as it is: so the state is rebuilt from the log, into
+/// a new data file swapped in as a repair swaps it (`InPlaceRepair`), crash-atomically, with the
+/// old file kept beside it as `data.mdb.before-repair`. Events of format 1 stay as they are and
+/// read as `repositories` at schema version 1 (`LegacySchemas`).
 enum StoreUpgrade {
-  static let legacyNames = ["records", "rows", "ids", "index.trigrams", "index.terms", "index.ordered"]
-
-  /// Runs the upgrade; `progress` gets the databases copied so far and their number.
-  static func run(
-    environment: Environment, meta: Database, catalog: Catalog, progress: (Int, Int) -> Void
-  ) throws {
-    try environment.write { txn in
-      let legacyMeta = meta
-      var legacy: [Database] = []
-      for (index, name) in legacyNames.enumerated() {
-        legacy.append(
-          try environment.openDatabase(name, flags: index < 3 ? .integerKey : [], create: false, in: txn))
-      }
-      let target = try CollectionDatabases.open(
-        LegacySchemas.repositoriesName, keyType: .integer, create: true, environment: environment, in: txn)
-      for (index, (from, to)) in zip(legacy, target.all).enumerated() {
-        progress(index, legacy.count)
-        try txn.withCursor(from) { cursor in
-          var entry = try cursor.first()
-          while let current = entry {
-            // Both sides sort alike (the same flags), so every key goes in at the end. The copies
-            // keep the cursor's bytes out of reach of the writes (LMDB's pointers into a write
-            // transaction are valid only until the next write).
-            if to == target.records, let row = current.integerKey {
-              // Format 1 stored records without a checksum; they get theirs here.
-              try Array(current.value).withUnsafeBytes {
-                try StoredCollection.putRecord($0, at: row, in: to, txn, flags: .append)
-              }
-            } else {
-              try txn.put(to, Array(current.key), Array(current.value), flags: .append)
-            }
-            entry = try cursor.next()
-          }
-        }
-        try txn.drop(from)
-      }
-      progress(legacy.count, legacy.count)
-      let oldKey = Array("next_row".utf8)
-      let collection = StoredCollection(
-        id: 1, name: LegacySchemas.repositoriesName,
-        versions: [SchemaVersion(version: 1, lsn: 0, schema: LegacySchemas.repositoriesV1)],
-        databases: target,
-        meta: legacyMeta)
-      if let next = try txn.get(legacyMeta, oldKey) {
-        guard next.count == 8 else {
-          throw StoreError.corruptState(reason: "next_row has \(next.count) bytes")
-        }
-        try collection.setNextRow(next.loadUnaligned(as: UInt64.self), txn)
-        try txn.delete(legacyMeta, oldKey)
-      }
-      // Format 1 filed dates in the ordered index by their seconds alone; format 2 adds the
-      // nanoseconds, so those entries are built again.
-      let dates = collection.schema.fields.filter { $0.type == .date && $0.indexes.contains(.ordered) }
-        .map { $0.indexed(.ordered) }
-      try IndexMaintenance.drop(dates, in: collection, txn)
-      try IndexMaintenance.build(dates, in: collection, txn) { _, _ in }
-      try catalog.write(id: 1, name: collection.name, versions: collection.versions, txn)
-      try txn.put(meta, StoreLayout.recordChecksumsKey, [1])
-    }
-  }
-
-  static let rowsPerChecksumStep = 10_000
-
-  /// Brings a store of format 2 to format 3, in one write transaction: every stored record gets
-  /// its checksum, and `meta` notes that they have one, so that an upgrade interrupted before
-  /// the marker is rewritten is not run twice.
-  static func addRecordChecksums(
-    environment: Environment, meta: Database, collections: [StoredCollection], progress: (Int, Int) -> Void
-  ) throws {
-    try environment.write { txn in
-      guard try txn.get(meta, StoreLayout.recordChecksumsKey) == nil else { return }
-      let total = try collections.reduce(0) { $0 + (try $1.count(txn)) }
-      var done = 0
-      for collection in collections {
-        // In steps of copies: the puts rewrite the pages a cursor would be reading.
-        var next: UInt64 = 0
-        while true {
-          let step: [(row: UInt64, record: [UInt8])] = try txn.withCursor(collection.records) { cursor in
-            var step: [(UInt64, [UInt8])] = []
-            var entry = try cursor.seek(atLeast: next)
-            while let current = entry, step.count < rowsPerChecksumStep {
-              step.append((current.integerKey ?? 0, Array(current.value)))
-              entry = try cursor.next()
-            }
-            return step
-          }
-          guard let last = step.last else { break }
-          for (row, record) in step {
-            try record.withUnsafeBytes { try collection.putRecord($0, at: row, txn) }
-          }
-          done += step.count
-          progress(done, total)
-          next = last.row + 1
-        }
-      }
-      try txn.put(meta, StoreLayout.recordChecksumsKey, [1])
+  /// Rebuilds the store in `directory` and writes the current format's marker; progress goes to
+  /// `options.progress` as `.upgrading`, counted in events copied, then records written.
+  static func rebuild(directory: String, options: StoreOptions) throws {
+    try InPlaceRepair(directory: directory, options: options).upgrade { replay in
+      options.progress?(
+        StoreProgress(step: .upgrading, completed: Int(replay.completed), total: Int(replay.total)))
     }
   }
 }

@@ -8,7 +8,7 @@ struct RecordChange {
   var key: PrimaryKey
   /// The row: the record's place in insertion order, kept across updates.
   var row: UInt64
-  /// The stored record before the change (updates and deletes).
+  /// The stored record before the change (updates and deletes), when the writer read it.
   var oldRecord: [UInt8]?
   /// The LSN of the version the change replaces (0: none).
   var previousLSN: UInt64
@@ -29,71 +29,73 @@ struct RecordChange {
 }
 
 extension StoredCollection {
-  /// Writes the changes of one commit to the collection's records, rows, ids and indexes, and
-  /// its next row. Old records' index entries are those of `oldSchema` (default: the current
-  /// schema; a migration passes the schema its records were written under).
+  /// Writes the changes of one commit to the collection's state: keys, count and next row, and
+  /// either the recent rows (a small commit) or, through a fold, the row table and the segments.
+  /// `oldSchema` is set by a migration, whose records change schema: the state of its rows is
+  /// written, and the migration rebuilds the indexes once all are written.
   func apply(
-    _ changes: [RecordChange], nextRow: UInt64, _ txn: WriteTransaction, oldSchema: CollectionSchema? = nil
+    _ changes: [RecordChange], nextRow: UInt64, _ txn: WriteTransaction, oldSchema: CollectionSchema? = nil,
+    recentCapacity: Int = RecentRows.capacity
   ) throws {
     guard nextRow <= UInt64(Row.max) else {
       throw StoreError.corruptState(
         reason: "\(name) has used all \(Row.max) rows; rebuild the store with `livelog replay`")
     }
-    var indexes = indexWriter(forCommit: true)
-    for change in changes {
-      if change.kind == .updated, oldSchema == nil, let oldRecord = change.oldRecord,
-        let values = change.newValues
-      {
-        let (old, new) = try updatedEntries(oldRecord, values, row: change.row)
-        indexes.change(row: Row(change.row), old: old, new: new)
-        continue
-      }
-      let old = try change.oldRecord.map { bytes in
-        try bytes.withUnsafeBytes { try entries(of: $0, row: change.row, schema: oldSchema) }
-      }
-      let new: IndexEntries? =
-        if change.kind == .deleted {
-          nil
-        } else if let values = change.newValues {
-          IndexEntries(values, schema: schema)
-        } else {
-          try change.withNewRecord { try entries(of: $0, row: change.row) }
-        }
-      indexes.change(row: Row(change.row), old: old, new: new)
-    }
-    try indexes.flush(txn)
+    var count = try self.count(txn)
     for change in changes {
       switch change.kind {
       case .inserted:
-        try putRow(change.row, lsn: change.lsn, of: change.key, txn)
-        try putKey(change.key, at: change.row, txn)
-        // New rows are past every stored row, so they can be appended without a search.
-        try change.withNewRecord { try putRecord($0, at: change.row, txn, flags: .append) }
-      case .updated:
-        try putRow(change.row, lsn: change.lsn, of: change.key, txn)
-        try change.withNewRecord { try putRecord($0, at: change.row, txn) }
+        try putKey(change.key, row: change.row, txn)
+        count += 1
       case .deleted:
-        try withKeyBytes(change.key) { _ = try txn.delete(databases.rows, $0) }
-        try txn.delete(databases.ids, change.row)
-        try txn.delete(databases.records, change.row)
+        try deleteKey(change.key, txn)
+        count -= 1
+      case .updated: break
       }
     }
+    try setCount(count, txn)
     try setNextRow(nextRow, txn)
+    let recent = try txn.statistics(databases.recent).entries
+    if oldSchema == nil && changes.count <= min(RecentRows.smallCommit, recentCapacity)
+      && recent + changes.count <= recentCapacity
+    {
+      try fileRecent(changes, txn)
+    } else {
+      try fold(changes, nextRow: nextRow, txn, indexes: oldSchema == nil)
+    }
   }
 
-  /// The index entries, before and after, of only the indexed fields an update changed: the
-  /// entries of a field it kept are equal on both sides and would cancel out, so a change of
-  /// `stargazers_count` alone never folds or splits text into trigrams.
-  func updatedEntries(_ oldRecord: [UInt8], _ values: [FieldValue], row: UInt64) throws
-    -> (old: IndexEntries, new: IndexEntries)
-  {
-    let stored = try oldRecord.withUnsafeBytes { try self.values($0, row: row) }
-    let changed = schema.fields.filter { field in
-      !field.indexes.isEmpty
-        && (field.position < stored.count ? stored[field.position] : .null)
-          != (field.position < values.count ? values[field.position] : .null)
+  /// Files each change as its row's recent entry.
+  private func fileRecent(_ changes: [RecordChange], _ txn: WriteTransaction) throws {
+    for change in changes {
+      let row = UInt64(change.row)
+      let wasNew: Bool? = try txn.get(databases.recent, row).map { try recentEntry($0, row: Row(row)).isNew }
+      let value: [UInt8]
+      switch change.kind {
+      case .deleted:
+        // A row no fold has seen leaves no trace.
+        if wasNew == true {
+          try txn.delete(databases.recent, row)
+          continue
+        }
+        value = withKeyBytes(change.key) {
+          RecentEntry.encode(isDeleted: true, isNew: false, lsn: change.lsn, key: $0, entries: nil)
+        }
+      case .inserted, .updated:
+        let entries = try newEntries(of: change)
+        value = withKeyBytes(change.key) {
+          RecentEntry.encode(
+            isDeleted: false, isNew: change.kind == .inserted || wasNew == true, lsn: change.lsn, key: $0,
+            entries: entries)
+        }
+      }
+      try txn.put(databases.recent, row, value)
     }
-    guard !changed.isEmpty else { return (IndexEntries(), IndexEntries()) }
-    return (IndexEntries(stored, fields: changed), IndexEntries(values, fields: changed))
+  }
+
+  /// Every index entry of a change's new record.
+  func newEntries(of change: RecordChange) throws -> IndexEntries {
+    if let values = change.newValues { return IndexEntries(values, schema: schema) }
+    return try change.withNewRecord { try entries(of: $0, row: change.row) }
   }
 }

@@ -1,44 +1,106 @@
 import LMDB
 
-/// Writing a whole state at once, for a replay: every record is inserted once, in row order,
-/// into an empty collection, so records and keys go in with `MDB_APPEND` and each posting list
-/// grows by one ascending run per transaction.
+/// Writing a state at once: a replay's, and the indexes built again after a schema change. Rows
+/// go in in row order, in segments of `maximumSegmentRows` rows, each laid out in memory and
+/// written in key order with `MDB_APPEND`; keys go in sorted, also with `MDB_APPEND`.
 extension StoredCollection {
-  /// Inserts the records of `chunk` — ascending rows, all past the rows already written — with
-  /// their records and the index entries computed from them.
-  func insertInRowOrder(
-    _ chunk: ArraySlice<StoredRow>, records: [UnsafeRawBufferPointer], entries: [IndexEntries],
-    _ txn: WriteTransaction
-  ) throws {
-    var indexes = indexWriter()
-    for (index, stored) in zip(records.indices, chunk) {
-      guard stored.row <= UInt64(Row.max) else {
-        throw StoreError.corruptState(
-          reason: "\(name): row \(stored.row) of key \(stored.key) is past the last row an index can hold")
-      }
-      indexes.change(row: Row(stored.row), old: nil, new: entries[index])
-      try putRecord(records[index], at: stored.row, txn, flags: .append)
-      try putKey(stored.key, at: stored.row, txn)
-    }
-    try indexes.flush(txn)
+  /// One row of a state written at once.
+  struct RebuiltRow {
+    var row: Row
+    var lsn: UInt64
+    var key: [UInt8]
   }
 
-  /// Writes the key → (row, version) table of `stored` and the next row to hand out.
-  func insertRowsByKey(_ stored: [StoredRow], nextRow: UInt64, _ txn: WriteTransaction) throws {
-    // Integer keys order as unsigned 64-bit values; string keys bytewise.
-    let sorted = stored.sorted { a, b in
-      switch (a.key, b.key) {
-      case (.integer(let x), .integer(let y)): UInt64(bitPattern: x) < UInt64(bitPattern: y)
-      case (.string(let x), .string(let y)): x.utf8.lexicographicallyPrecedes(y.utf8)
-      default: a.key < b.key
+  /// The segment a row belongs to when segments are cut every `maximumSegmentRows` rows.
+  static func rebuiltSegmentStart(of row: Row) -> Row {
+    (row - 1) / maximumSegmentRows * maximumSegmentRows + 1
+  }
+
+  /// Appends `rows` (ascending, past every row written before, all of the rebuilt segment that
+  /// starts at `segment`) with their index entries to the row table and the index, and the
+  /// segment to the directory.
+  func appendRebuilt(
+    _ rows: [RebuiltRow], entries: [IndexEntries], segment: Row, _ txn: WriteTransaction
+  ) throws {
+    guard let last = rows.last else { return }
+    var content = SegmentContent()
+    for (index, row) in rows.enumerated() { content.add(row: row.row, entries[index]) }
+    for (key, value) in content.pages(segment: segment) {
+      try txn.put(databases.index, key, value, flags: .append)
+    }
+    var directory = try self.directory(txn)
+    directory.starts.append(segment)
+    directory.end = last.row + 1
+    try directory.write(name, meta: meta, txn)
+    try rowTable.apply(rows.map { RowTable.Change(row: $0.row, lsn: $0.lsn, key: $0.key, isRemoval: false) }, txn)
+  }
+
+  /// Writes the key → row table of `rows` (in any order), the next row and the count, and ends the
+  /// segments at the next row.
+  func finishRebuilt(_ rows: [RebuiltRow], nextRow: UInt64, _ txn: WriteTransaction) throws {
+    // Integer keys order as unsigned 64-bit values (their native bytes); string keys bytewise.
+    let integer = schema.primaryKey.type == .integer
+    let sorted = rows.sorted { a, b in
+      if integer {
+        return a.key.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+          < b.key.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
       }
+      return a.key.lexicographicallyPrecedes(b.key)
     }
     for entry in sorted {
-      var pair = (entry.row, entry.lsn)
-      try withUnsafeBytes(of: &pair) { value in
-        try withKeyBytes(entry.key) { try txn.put(databases.rows, $0, value, flags: .append) }
+      var row = entry.row.littleEndian
+      try withUnsafeBytes(of: &row) { value in
+        try entry.key.withUnsafeBytes { try txn.put(databases.keys, $0, value, flags: .append) }
       }
     }
     try setNextRow(nextRow, txn)
+    try setCount(rows.count, txn)
+    var directory = try self.directory(txn)
+    directory.end = Row(truncatingIfNeeded: nextRow)
+    try directory.write(name, meta: meta, txn)
+  }
+
+  /// Builds every index of the collection again from its records, under the current schema:
+  /// after its indexes changed, and after a migration rewrote its records. `progress` gets the
+  /// records done and their number.
+  func rebuildIndexes(_ txn: WriteTransaction, progress: (Int, Int) -> Void = { _, _ in }) throws {
+    let next = try nextRow(txn)
+    // The recent rows into the row table first: the records are read from there.
+    try fold([], nextRow: next, txn, indexes: false)
+    try txn.removeAll(databases.index)
+    var rows: [RebuiltRow] = []
+    do {
+      try rowTable.forEachBlock(txn) { block in
+        try block.forEach { row, lsn, key in
+          rows.append(RebuiltRow(row: row, lsn: lsn, key: Array(key)))
+          return true
+        }
+        return true
+      }
+    } catch let damage as PageDamage {
+      throw damaged("the row table", damage)
+    }
+    let total = rows.count
+    var done = 0
+    var start = 0
+    var directory = SegmentDirectory(starts: [], end: Row(truncatingIfNeeded: next))
+    while start < rows.count {
+      let segment = Self.rebuiltSegmentStart(of: rows[start].row)
+      var end = start
+      while end < rows.count && Self.rebuiltSegmentStart(of: rows[end].row) == segment { end += 1 }
+      var content = SegmentContent()
+      for row in rows[start..<end] {
+        content.add(row: row.row, try entries(of: try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row)))
+      }
+      for (key, value) in content.pages(segment: segment) {
+        try txn.put(databases.index, key, value, flags: .append)
+      }
+      directory.starts.append(segment)
+      done += end - start
+      progress(done, total)
+      start = end
+    }
+    try directory.write(name, meta: meta, txn)
+    progress(done, total)
   }
 }

@@ -1,65 +1,78 @@
 import LMDB
 
-/// The stored form of a record in a collection's `records` database:
-///
-/// ```
-/// record: the bytes of `RecordCodec`, exactly as the upsert event holds them
-/// checksum: UInt32, little-endian: `CRC32C.laneChecksum` of the record, continuing from the
-///           CRC-32C of the row (8 bytes, little-endian)
-/// ```
-///
-/// Events carry checksums of their own, but queries read records from this database, not from
-/// the log: without a checksum here a flipped bit in a record reached the caller as a different
-/// record (the decoder notices only what breaks the encoding). Covering the row as well catches a
-/// value that ended up under another row. Every read goes through `record(at:_:)` or
-/// `verifiedRecord(_:row:)`, which hand out the record without its checksum.
+/// Reading records. A record is stored once, as the payload of its upsert event in the log; the
+/// state only says which event holds each row's current version (a recent row's entry, or the
+/// row table). So every read of a record checks its event's checksum, and a state that names an
+/// event of another row or collection — damage, or a state from another log — is refused
+/// rather than answered with someone else's record.
 extension StoredCollection {
-  static let recordChecksumSize = 4
-
-  /// The stored record at `row`, checked against its checksum, pointing into the map.
+  /// The current record at `row`, pointing into the map; `nil` when the row holds none.
   func record(at row: UInt64, _ txn: some ReadableTransaction) throws -> UnsafeRawBufferPointer? {
-    guard let stored = try txn.get(databases.records, row) else { return nil }
-    return try verifiedRecord(stored, row: row)
+    guard row <= UInt64(Row.max), let lsn = try currentLSN(of: Row(row), txn) else { return nil }
+    return try record(at: row, lsn: lsn, txn)
   }
 
-  /// The record of a value read from `records` at `row` (by a cursor, say), once its checksum holds.
-  func verifiedRecord(_ stored: UnsafeRawBufferPointer, row: UInt64) throws -> UnsafeRawBufferPointer {
-    let size = stored.count - Self.recordChecksumSize
-    guard size > 0 else {
+  /// The record of `row` in the upsert event at `lsn`.
+  func record(at row: UInt64, lsn: UInt64, _ txn: some ReadableTransaction) throws -> UnsafeRawBufferPointer {
+    guard let bytes = try txn.get(log.database, lsn) else {
       throw StoreError.corruptState(
-        reason: "\(name): the record at row \(row) has only \(stored.count) bytes")
+        reason: "\(name): row \(row) names event \(lsn), which the log lacks")
     }
-    let record = UnsafeRawBufferPointer(rebasing: stored[..<size])
-    let expected = UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: size, as: UInt32.self))
-    guard Self.checksum(of: record, row: row) == expected else {
-      throw StoreError.corruptState(reason: "\(name): the record at row \(row) fails its checksum")
-    }
-    return record
+    return try record(in: bytes, lsn: lsn, row: row)
   }
 
-  /// Stores `record` at `row` with its checksum.
-  func putRecord(
-    _ record: UnsafeRawBufferPointer, at row: UInt64, _ txn: WriteTransaction, flags: PutFlags = []
-  ) throws {
-    try Self.putRecord(record, at: row, in: databases.records, txn, flags: flags)
+  /// The record inside the event `bytes` at `lsn`, once it is checked to be `row`'s upsert.
+  func record(in bytes: UnsafeRawBufferPointer, lsn: UInt64, row: UInt64) throws -> UnsafeRawBufferPointer {
+    let header = try EventCodec.header(bytes, lsn: lsn)
+    guard header.isUpsert, owns(header), header.row == row else {
+      throw StoreError.corruptState(
+        reason: "\(name): row \(row) names event \(lsn), which is not an upsert of that row")
+    }
+    return header.payload
   }
 
-  static func putRecord(
-    _ record: UnsafeRawBufferPointer, at row: UInt64, in records: Database, _ txn: WriteTransaction,
-    flags: PutFlags = []
+  /// Calls `body` with the current record of each of `rows` (ascending), reading the row table,
+  /// the recent rows and the log with one cursor each: rows written together have neighbouring
+  /// events, so most reads step to the next event instead of searching for it.
+  func forEachRecord(
+    of rows: [Row], _ txn: some ReadableTransaction, recent: RecentRows,
+    _ body: (Row, UnsafeRawBufferPointer) throws -> Bool
   ) throws {
-    try txn.put(records, row, reserving: record.count + recordChecksumSize, flags: flags) { target in
-      if let base = record.baseAddress, record.count > 0 {
-        target.baseAddress?.copyMemory(from: base, byteCount: record.count)
+    let table = rowTable
+    try txn.withCursor(log.database) { logCursor in
+      var block: RowTable.Block?
+      var lastLSN: UInt64 = 0
+      for row in rows {
+        let lsn: UInt64
+        if let entry = recent.entry(of: row) {
+          guard !entry.isDeleted else {
+            throw StoreError.corruptState(reason: "\(name): an index names row \(row), which was deleted")
+          }
+          lsn = entry.lsn
+        } else {
+          let index = RowTable.block(of: row)
+          if block?.index != index {
+            do {
+              block = try table.block(index, txn)
+            } catch let damage as PageDamage {
+              throw damaged("the row table", damage)
+            }
+          }
+          guard let slot = try block?.slot(of: row) else {
+            throw StoreError.corruptState(
+              reason: "\(name): an index names row \(row), which has no record")
+          }
+          lsn = slot.lsn
+        }
+        var found = lastLSN != 0 && lsn == lastLSN + 1 ? try logCursor.next() : nil
+        if found?.integerKey != lsn { found = try logCursor.seek(to: lsn) }
+        guard let event = found else {
+          throw StoreError.corruptState(
+            reason: "\(name): row \(row) names event \(lsn), which the log lacks")
+        }
+        lastLSN = lsn
+        guard try body(row, try record(in: event.value, lsn: lsn, row: UInt64(row))) else { return }
       }
-      target.storeBytes(
-        of: checksum(of: record, row: row).littleEndian, toByteOffset: record.count, as: UInt32.self)
     }
-  }
-
-  static func checksum(of record: UnsafeRawBufferPointer, row: UInt64) -> UInt32 {
-    var row = row.littleEndian
-    let crc = withUnsafeBytes(of: &row) { CRC32C.checksum($0) }
-    return CRC32C.laneChecksum(record, continuing: crc)
   }
 }

@@ -3,24 +3,32 @@ import LMDB
 extension StoredCollection {
   /// Every row of the collection, ascending (the first `limit` of them when given). Rows are
   /// numbered from one in insertion order and keep their number through updates, so while
-  /// nothing was deleted they are the run from the first to the last, known from three lookups;
-  /// otherwise the records' keys are walked.
-  func everyRow(_ txn: some ReadableTransaction, limit: Int? = nil) throws -> [Row] {
-    try txn.withCursor(records) { cursor in
-      guard let first = try cursor.first()?.integerKey, let last = try cursor.last()?.integerKey,
-        first <= last, last <= UInt64(Row.max)
-      else { return [] }
-      if try count(txn) == Int(last - first + 1) {
-        let end = limit.map { min(last, first + UInt64(max($0, 1)) - 1) } ?? last
-        return limit == 0 ? [] : Array(Row(first)...Row(end))
-      }
-      var rows: [Row] = []
-      var entry = try cursor.first()
-      while let current = entry, rows.count < limit ?? .max {
-        rows.append(Row(truncatingIfNeeded: current.integerKey ?? 0))
-        entry = try cursor.next()
-      }
-      return rows
+  /// nothing was deleted they are the run from the first to the next row, known from the count;
+  /// otherwise the row table's blocks are read, with the recent rows on top.
+  func everyRow(_ txn: some ReadableTransaction, limit: Int? = nil, recent: RecentRows? = nil) throws -> [Row] {
+    let next = try nextRow(txn)
+    let total = try count(txn)
+    if total == Int(next) - 1 {
+      let end = limit.map { min(next, 1 + UInt64(max($0, 0))) } ?? next
+      return end <= 1 ? [] : Array(1..<Row(truncatingIfNeeded: end))
     }
+    let recent = try recent ?? RecentRows.load(self, txn)
+    var rows: [Row] = []
+    rows.reserveCapacity(total)
+    do {
+      try rowTable.forEachBlock(txn) { block in
+        var bits = block.mask
+        while bits != 0 {
+          rows.append(Row(truncatingIfNeeded: block.index << 6) + Row(bits.trailingZeroBitCount))
+          bits &= bits - 1
+        }
+        return true
+      }
+    } catch let damage as PageDamage {
+      throw damaged("the row table", damage)
+    }
+    rows = recent.overlay(rows, matching: recent.presentRows)
+    if let limit, rows.count > limit { rows.removeLast(rows.count - limit) }
+    return rows
   }
 }

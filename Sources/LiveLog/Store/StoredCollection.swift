@@ -9,28 +9,26 @@ struct SchemaVersion: Sendable, Hashable {
   var schema: CollectionSchema
 }
 
-/// A collection's databases. Rows count up from 1 in order of first insertion, so a cursor over
-/// `records` walks the unsorted result order, and posting lists of rows come out in result order.
+/// A collection's databases.
 ///
-/// - `records`: row → encoded record and its checksum (`StoredCollection+Records`). An update keeps its row; a delete frees it for good, and a
-///   re-insert takes a new row at the end.
-/// - `rows`: primary key → (row, LSN of the record's current version), two native `UInt64`s.
-///   Integer keys are native `UInt64`s of their bit pattern (`MDB_INTEGERKEY`); string keys are
-///   their UTF-8 bytes.
-/// - `ids`: row → primary key, a small dense table so that results yield keys without reading
-///   records.
-/// - the indexes (`IndexWriter`): `index.trigrams`, `index.terms`, `index.ordered`.
+/// - `keys`: primary key → row (`UInt32` LE). Integer keys are native `UInt64`s of their bit
+///   pattern (`MDB_INTEGERKEY`); string keys are their UTF-8 bytes.
+/// - `rows`: the row table (`RowTable`): for each folded row, the LSN of its current version —
+///   whose upsert event in the log holds the record — and its key, 64 rows a block.
+/// - `index`: the segments of every index (`SegmentDirectory`, `IndexPageKey`).
+/// - `recent`: rows that small commits changed since the last fold (`RecentEntry`), which take
+///   precedence over the row table and the segments.
+///
+/// Records are stored once, in the log: the state says which event holds each row's record.
 struct CollectionDatabases: Sendable {
-  let records: Database
+  let keys: Database
   let rows: Database
-  let ids: Database
-  let trigrams: Database
-  let terms: Database
-  let ordered: Database
+  let index: Database
+  let recent: Database
 
-  static let suffixes = ["records", "rows", "ids", "index.trigrams", "index.terms", "index.ordered"]
+  static let suffixes = ["keys", "rows", "index", "recent"]
 
-  var all: [Database] { [records, rows, ids, trigrams, terms, ordered] }
+  var all: [Database] { [keys, rows, index, recent] }
 
   /// Opens (or creates) the databases of the collection `name`, whose keys are `keyType`.
   static func open(
@@ -41,10 +39,8 @@ struct CollectionDatabases: Sendable {
       try environment.openDatabase("\(name).\(suffix)", flags: flags, create: create, in: txn)
     }
     return CollectionDatabases(
-      records: try open("records", .integerKey),
-      rows: try open("rows", keyType == .integer ? .integerKey : []),
-      ids: try open("ids", .integerKey), trigrams: try open("index.trigrams"), terms: try open("index.terms"),
-      ordered: try open("index.ordered"))
+      keys: try open("keys", keyType == .integer ? .integerKey : []), rows: try open("rows", .integerKey),
+      index: try open("index"), recent: try open("recent", .integerKey))
   }
 }
 
@@ -57,8 +53,10 @@ struct StoredCollection: Sendable {
   /// Every version of the schema, oldest first.
   let versions: [SchemaVersion]
   let databases: CollectionDatabases
-  /// The store's `meta` database, which holds each collection's next row.
+  /// The store's `meta` database, which holds each collection's next row, count and segments.
   let meta: Database
+  /// The store's log, which holds the records.
+  let log: EventLog
 
   /// The current schema.
   var schema: CollectionSchema { versions[versions.count - 1].schema }
@@ -70,14 +68,16 @@ struct StoredCollection: Sendable {
     versions.first { $0.version == version }?.schema
   }
 
-  var records: Database { databases.records }
+  var rowTable: RowTable { RowTable(database: databases.rows, integerKeys: schema.primaryKey.type == .integer) }
 
   /// The key of `meta` that holds the next row to hand out.
   var nextRowKey: [UInt8] { Array("next_row:\(name)".utf8) }
+  /// The key of `meta` that holds how many records the collection has.
+  var countKey: [UInt8] { Array("count:\(name)".utf8) }
 
   // MARK: Keys
 
-  /// Calls `body` with the bytes `key` has in the `rows` database.
+  /// Calls `body` with the bytes `key` has in the `keys` database and the row table.
   func withKeyBytes<T>(_ key: PrimaryKey, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
     switch key {
     case .integer(let number):
@@ -88,7 +88,9 @@ struct StoredCollection: Sendable {
     }
   }
 
-  /// The key stored in the `ids` database at `row`.
+  func keyBytes(_ key: PrimaryKey) -> [UInt8] { withKeyBytes(key) { Array($0) } }
+
+  /// The key stored as `value` (in the row table or a recent row) at `row`.
   func key(_ value: UnsafeRawBufferPointer, row: UInt64) throws -> PrimaryKey {
     switch schema.primaryKey.type {
     case .integer:
@@ -108,11 +110,44 @@ struct StoredCollection: Sendable {
 
   /// The row of the record with `key` and the LSN of its current version, if it is stored.
   func row(of key: PrimaryKey, _ txn: some ReadableTransaction) throws -> (row: UInt64, lsn: UInt64)? {
-    guard let value = try withKeyBytes(key, { try txn.get(databases.rows, $0) }) else { return nil }
-    guard value.count == 16 else {
+    guard let value = try withKeyBytes(key, { try txn.get(databases.keys, $0) }) else { return nil }
+    guard value.count == 4 else {
       throw StoreError.corruptState(reason: "\(name): the row of key \(key) has \(value.count) bytes")
     }
-    return (value.loadUnaligned(as: UInt64.self), value.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+    let row = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
+    guard let lsn = try currentLSN(of: row, txn) else {
+      throw StoreError.corruptState(
+        reason: "\(name): key \(key) names row \(row), which has no record")
+    }
+    return (UInt64(row), lsn)
+  }
+
+  /// The LSN of `row`'s current version, or `nil` when the row holds no record.
+  func currentLSN(of row: Row, _ txn: some ReadableTransaction) throws -> UInt64? {
+    if let stored = try txn.get(databases.recent, UInt64(row)) {
+      let entry = try recentEntry(stored, row: row)
+      return entry.isDeleted ? nil : entry.lsn
+    }
+    do {
+      return try rowTable.slot(of: row, txn)?.lsn
+    } catch let damage as PageDamage {
+      throw damaged("the row table", damage)
+    }
+  }
+
+  /// A recent row's entry, read in place.
+  func recentEntry(_ bytes: UnsafeRawBufferPointer, row: Row) throws -> RecentEntry.View {
+    do {
+      return try RecentEntry.View(bytes)
+    } catch let damage as PageDamage {
+      throw damaged("recent row \(row)", damage)
+    }
+  }
+
+  /// `StoreError.corruptState` for a damaged part of the state, with the repair to run.
+  func damaged(_ part: String, _ damage: any Error) -> StoreError {
+    .corruptState(
+      reason: "\(name): \(part) is damaged (\(damage))")
   }
 
   func nextRow(_ txn: some ReadableTransaction) throws -> UInt64 {
@@ -125,10 +160,19 @@ struct StoredCollection: Sendable {
 
   /// Records in the collection now.
   func count(_ txn: some ReadableTransaction) throws -> Int {
-    try txn.statistics(databases.records).entries
+    guard let value = try txn.get(meta, countKey) else { return 0 }
+    guard value.count == 8 else {
+      throw StoreError.corruptState(reason: "\(name): the record count has \(value.count) bytes")
+    }
+    return Int(value.loadUnaligned(as: UInt64.self))
   }
 
-  /// The fields of the record at `row` (by slot), decoded under the current schema.
+  /// The segments of the collection's indexes.
+  func directory(_ txn: some ReadableTransaction) throws -> SegmentDirectory {
+    try SegmentDirectory.read(name, meta: meta, txn)
+  }
+
+  /// The fields (by slot) of the record at `row`, decoded under the current schema.
   func values(_ bytes: UnsafeRawBufferPointer, row: UInt64) throws -> [FieldValue] {
     do {
       return try RecordCodec.decode(bytes, schema: schema)
@@ -151,30 +195,30 @@ struct StoredCollection: Sendable {
 
   // MARK: Writing
 
-  func putRow(_ row: UInt64, lsn: UInt64, of key: PrimaryKey, _ txn: WriteTransaction) throws {
-    var pair = (row, lsn)
-    try withUnsafeBytes(of: &pair) { value in
-      try withKeyBytes(key) { try txn.put(databases.rows, $0, value) }
+  func putKey(_ key: PrimaryKey, row: UInt64, _ txn: WriteTransaction, flags: PutFlags = []) throws {
+    var value = UInt32(truncatingIfNeeded: row).littleEndian
+    try withUnsafeBytes(of: &value) { bytes in
+      try withKeyBytes(key) { try txn.put(databases.keys, $0, bytes, flags: flags) }
     }
   }
 
-  func putKey(_ key: PrimaryKey, at row: UInt64, _ txn: WriteTransaction, flags: PutFlags = .append) throws {
-    try withKeyBytes(key) { try txn.put(databases.ids, row, $0, flags: flags) }
+  func deleteKey(_ key: PrimaryKey, _ txn: WriteTransaction) throws {
+    _ = try withKeyBytes(key) { try txn.delete(databases.keys, $0) }
   }
 
   func setNextRow(_ next: UInt64, _ txn: WriteTransaction) throws {
-    var next = next
-    try withUnsafeBytes(of: &next) { bytes in
-      try nextRowKey.withUnsafeBytes { try txn.put(meta, $0, bytes) }
-    }
+    try putMeta(nextRowKey, next, txn)
   }
 
-  /// An index writer over this collection's index databases; `forCommit` lets it file a small
-  /// commit's new rows in the trigram index's segment of recent rows (`RecentTrigrams`).
-  func indexWriter(forCommit: Bool = false) -> IndexWriter {
-    IndexWriter(
-      trigrams: databases.trigrams, terms: databases.terms, ordered: databases.ordered,
-      fillsRecentSegment: forCommit)
+  func setCount(_ count: Int, _ txn: WriteTransaction) throws {
+    try putMeta(countKey, UInt64(max(count, 0)), txn)
+  }
+
+  private func putMeta(_ key: [UInt8], _ value: UInt64, _ txn: WriteTransaction) throws {
+    var value = value
+    try withUnsafeBytes(of: &value) { bytes in
+      try key.withUnsafeBytes { try txn.put(meta, $0, bytes) }
+    }
   }
 }
 
@@ -204,6 +248,7 @@ extension StoredCollection {
       slotCount: max(now.slotCount, last.schema.slotCount))
     var versions = then
     versions[versions.count - 1].schema = merged
-    return StoredCollection(id: id, name: name, versions: versions, databases: databases, meta: meta)
+    return StoredCollection(
+      id: id, name: name, versions: versions, databases: databases, meta: meta, log: log)
   }
 }

@@ -105,32 +105,45 @@ struct VersionRecords {
     try collection.values(try record(row), row: UInt64(row))
   }
 
-  /// The primary keys of `rows`, in their order: from the compact row → key table for rows as
-  /// they are now, from the log for the others.
+  /// The primary keys of `rows`, in their order: from the row table's blocks (and the recent
+  /// rows) for rows as they are now, from the log for the others.
   func keys(_ rows: [Row]) throws -> [PrimaryKey] {
-    // Read in row order with one cursor: neighbouring rows share pages.
+    // Read in row order: neighbouring rows share a block of the row table.
     var order = Array(rows.indices)
     if !rows.indices.dropFirst().allSatisfy({ rows[$0 - 1] < rows[$0] }) {
       order.sort { rows[$0] < rows[$1] }
     }
     var keys = [PrimaryKey](repeating: .integer(0), count: rows.count)
-    try txn.withCursor(collection.databases.ids) { cursor in
-      // The row after the one read is most often the cursor's next entry: a step, not a search.
-      var previous: Row?
-      for index in order {
-        let row = rows[index]
-        if versions[row] != nil || !basedOnCurrent {
-          keys[index] = try RecordView(bytes: try record(row), row: row).key(collection.schema.primaryKey)
-          previous = nil
-          continue
-        }
-        var found = previous == row &- 1 ? try cursor.next() : nil
-        if found?.integerKey != UInt64(row) { found = try cursor.seek(to: UInt64(row)) }
-        previous = row
-        guard let entry = found else {
+    let recent = try RecentRows.load(collection, txn)
+    let table = collection.rowTable
+    let integerKeys = collection.schema.primaryKey.type == .integer
+    var block: RowTable.Block?
+    for index in order {
+      let row = rows[index]
+      if versions[row] != nil || !basedOnCurrent {
+        keys[index] = try RecordView(bytes: try record(row), row: row).key(collection.schema.primaryKey)
+        continue
+      }
+      if let entry = recent.entry(of: row) {
+        guard !entry.isDeleted else {
           throw StoreError.corruptState(reason: "\(collection.name): row \(row) has no key")
         }
-        keys[index] = try collection.key(entry.value, row: UInt64(row))
+        keys[index] = try collection.key(entry.key, row: UInt64(row))
+        continue
+      }
+      let blockIndex = RowTable.block(of: row)
+      do {
+        if block?.index != blockIndex { block = try table.block(blockIndex, txn) }
+        guard let slot = try block?.slot(of: row) else {
+          throw StoreError.corruptState(reason: "\(collection.name): row \(row) has no key")
+        }
+        if integerKeys {
+          keys[index] = .integer(slot.key.loadUnaligned(as: Int64.self))
+        } else {
+          keys[index] = try collection.key(slot.key, row: UInt64(row))
+        }
+      } catch let damage as PageDamage {
+        throw collection.damaged("the row table", damage)
       }
     }
     return keys

@@ -1,0 +1,124 @@
+/// Everything the indexes file for one record.
+struct IndexEntries: Equatable, Sendable {
+  /// Trigram postings of the substring-indexed fields, `code << 32 | position`, ascending: the
+  /// code is `IndexKeys.trigramCode` and the position the byte offset of the trigram in the
+  /// field's `[cd]`-folded text, so that a pattern's trigrams found at consecutive offsets prove
+  /// the pattern itself is there. A field whose `[c]` fold differs from its `[cd]` fold (text a
+  /// `[d]` fold changes) also files `IndexKeys.unplainCode` at position 0.
+  var trigrams: [UInt64] = []
+  /// Equality prefixes, ascending bytewise, distinct.
+  var terms: [[UInt8]] = []
+  /// Ordered-index values, one per ordered field, with row 0 (the row is the caller's).
+  var ordered: [OrderedEntry] = []
+
+  init() {}
+
+  /// The entries of a record whose values (by slot) are `values`, for every index of `schema`.
+  init(_ values: [FieldValue], schema: CollectionSchema) {
+    self.init(values, fields: schema.fields)
+  }
+
+  /// The entries for the indexes of `fields` only.
+  init(_ values: [FieldValue], fields: [Field]) {
+    for field in fields where !field.indexes.isEmpty {
+      let value = field.position < values.count ? values[field.position] : .null
+      if field.indexes.contains(.substring), case .string(let text) = value {
+        TrigramPostings.append(text, field: field.position) { trigrams.append($0) }
+      }
+      if field.indexes.contains(.equality) { IndexEntries.appendTerms(of: value, field: field, to: &terms) }
+      if field.indexes.contains(.ordered) {
+        ordered.append(
+          OrderedEntry(
+            field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
+            width: OrderedKey.width(of: field.type)))
+      }
+    }
+    trigrams.sort()
+    // Most records file one term per field, already in field order; lists may repeat a value.
+    if !terms.indices.dropFirst().allSatisfy({ TextMatching.compare(terms[$0 - 1], terms[$0]) < 0 }) {
+      terms.sort { TextMatching.compare($0, $1) < 0 }
+      terms = terms.indices.compactMap { $0 > 0 && terms[$0 - 1] == terms[$0] ? nil : terms[$0] }
+    }
+  }
+
+  /// The equality prefixes of one field's value (each element of a list).
+  static func appendTerms(of value: FieldValue, field: Field, to terms: inout [[UInt8]]) {
+    let slot = field.position
+    switch value {
+    case .null: terms.append(IndexKeys.nullTermPrefix(field: slot))
+    case .string(let text): terms.append(IndexKeys.termPrefix(field: slot, value: text))
+    case .strings(let list):
+      for element in list { terms.append(IndexKeys.termPrefix(field: slot, value: element)) }
+    case .integers(let list):
+      for element in list { terms.append(IndexKeys.termPrefix(field: slot, value: String(element))) }
+    case .bool(let flag): terms.append(IndexKeys.termPrefix(field: slot, value: flag ? "true" : "false"))
+    case .integer(let number): terms.append(IndexKeys.termPrefix(field: slot, value: String(number)))
+    case .date(let date): terms.append(IndexKeys.termPrefix(field: slot, value: date.iso8601))
+    case .double(let number): terms.append(IndexKeys.termPrefix(field: slot, value: String(number)))
+    }
+  }
+
+  /// The distinct trigram codes, ascending.
+  var trigramCodes: [UInt32] {
+    var codes: [UInt32] = []
+    codes.reserveCapacity(trigrams.count)
+    for posting in trigrams {
+      let code = UInt32(truncatingIfNeeded: posting >> 32)
+      if codes.last != code { codes.append(code) }
+    }
+    return codes
+  }
+}
+
+/// The trigram postings of one field's text.
+enum TrigramPostings {
+  /// The offsets of the trigrams that cover a pattern of `count` bytes (3 or more): 0, 3, 6, …
+  /// and the last. Every byte of the pattern lies in one of them, so finding each at its offset
+  /// from one start finds the pattern.
+  static func coveringOffsets(count: Int) -> [Int] {
+    var offsets = Array(stride(from: 0, to: count - 2, by: 3))
+    if offsets.last != count - 3 { offsets.append(count - 3) }
+    return offsets
+  }
+
+  /// Calls `body` with `code << 32 | position` for every trigram of `text`'s `[cd]` fold, in
+  /// position order, then with the unplain marker when the `[c]` fold differs.
+  @inline(__always)
+  static func append(_ text: String, field: Int, _ body: (UInt64) -> Void) {
+    var handled = false
+    // ASCII text (most of it): the `[cd]` fold is a lowercasing, and equals the `[c]` fold.
+    text.utf8.withContiguousStorageIfAvailable { bytes in
+      var isASCII = true
+      for byte in bytes where byte >= 0x80 {
+        isASCII = false
+        break
+      }
+      guard isASCII else { return }
+      handled = true
+      guard bytes.count >= 3 else { return }
+      @inline(__always) func lower(_ byte: UInt8) -> UInt32 {
+        UInt32(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+      }
+      let base = UInt32(field) << 24
+      var a = lower(bytes[0])
+      var b = lower(bytes[1])
+      for index in 2..<bytes.count {
+        let c = lower(bytes[index])
+        body(UInt64(base | a << 16 | b << 8 | c) << 32 | UInt64(index - 2))
+        a = b
+        b = c
+      }
+    }
+    if handled { return }
+    let folded = TextFolding.fold(text, TextFolding.all)
+    if folded.count >= 3 {
+      for index in 0..<(folded.count - 2) {
+        let code = IndexKeys.trigramCode(field: field, folded[index], folded[index + 1], folded[index + 2])
+        body(UInt64(code) << 32 | UInt64(index))
+      }
+    }
+    if TextFolding.fold(text, .caseInsensitive) != folded {
+      body(UInt64(IndexKeys.unplainCode(field: field)) << 32)
+    }
+  }
+}

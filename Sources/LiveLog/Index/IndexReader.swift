@@ -1,0 +1,200 @@
+import LMDB
+
+/// One collection's indexes as one read transaction sees them: every segment, with the recent
+/// rows on top (a recent row's entries replace what the segments hold for it).
+///
+/// Each lookup visits the segments in row order, so the rows it gathers come out ascending
+/// without a sort across segments.
+struct IndexReader<Txn: ReadableTransaction> {
+  let collection: StoredCollection
+  let txn: Txn
+  let directory: SegmentDirectory
+  let recent: RecentRows
+
+  init(collection: StoredCollection, txn: Txn) throws {
+    self.collection = collection
+    self.txn = txn
+    directory = try collection.directory(txn)
+    recent = try RecentRows.load(collection, txn)
+  }
+
+  var index: Database { collection.databases.index }
+
+  /// Runs `body` with a cursor over the index, turning damaged pages into `corruptState`.
+  func withIndex<R>(_ body: (inout Cursor) throws -> R) throws -> R {
+    do {
+      return try txn.withCursor(index, body)
+    } catch let damage as PageDamage {
+      throw collection.damaged("the index", damage)
+    }
+  }
+
+  // MARK: Postings
+
+  /// The rows of the posting list `key` of `kind`, ascending.
+  func rows(of key: [UInt8], kind: IndexKind) throws -> [Row] {
+    var rows = try withIndex { cursor -> [Row] in
+      var rows: [Row] = []
+      for segment in directory.starts {
+        try SegmentLookup.forEachPart(of: key, kind: kind, segment: segment, cursor: &cursor) {
+          try PostingPage.appendRows(of: $0, segment: segment, to: &rows)
+        }
+      }
+      return rows
+    }
+    if !recent.isEmpty {
+      let matching: [Row]
+      switch kind {
+      case .term: matching = try recent.rows { try $0.hasTerm(key) }
+      case .trigram:
+        let code = key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        matching = recent.rows { !$0.positions(of: code).isEmpty }
+      case .ordered: matching = []
+      }
+      rows = recent.overlay(rows, matching: matching)
+    }
+    return rows
+  }
+
+  /// About how many rows the list `key` has (page headers only), stopping past `limit`.
+  func count(of key: [UInt8], kind: IndexKind, limit: Int) throws -> Int {
+    try withIndex { cursor -> Int in
+      var count = 0
+      for segment in directory.starts where count <= limit {
+        count += try SegmentLookup.count(of: key, kind: kind, segment: segment, cursor: &cursor)
+      }
+      return count
+    } + recent.rows.count
+  }
+
+  /// The rows holding every trigram of `codes`, at any positions: the candidates of a pattern
+  /// the positions cannot decide (`LIKE`, `ENDSWITH`, a case-sensitive `CONTAINS`).
+  /// Smallest list first; a list far longer than the candidates left is not read (`fullyRead`
+  /// is then false: the rows are a superset of those holding every trigram).
+  func rows(holdingAll codes: [UInt32], limit: Int) throws -> [Row] {
+    var sized: [(Int, UInt32)] = []
+    for code in codes {
+      sized.append((try count(of: IndexKeys.trigramPrefix(code), kind: .trigram, limit: limit), code))
+    }
+    sized.sort { $0.0 < $1.0 }
+    var rows: [Row]?
+    for (size, code) in sized {
+      // Decoding a row of a list costs far less than checking a candidate's record, but not
+      // nothing: a list hundreds of times longer than the candidates is left to the check.
+      if let current = rows, size > 256 * max(current.count, 1) { break }
+      let list = try self.rows(of: IndexKeys.trigramPrefix(code), kind: .trigram)
+      rows = rows.map { RowSet.intersection($0, list) } ?? list
+      if rows?.isEmpty == true { break }
+    }
+    return rows ?? []
+  }
+
+  // MARK: Positions
+
+  /// The rows whose `[cd]`-folded text of `field` holds `pattern` (already `[cd]`-folded, at
+  /// least 3 bytes) — at its start when `anchored` — decided by trigram positions alone.
+  ///
+  /// The trigrams at offsets 0, 3, 6, … and the last one cover every byte of the pattern, so a
+  /// row holds the pattern at `s` exactly when each of them sits at `s` plus its offset: the
+  /// lists become sets of `row << 32 | start` and intersect.
+  func rows(containing pattern: [UInt8], field: Field, anchored: Bool) throws -> [Row] {
+    let offsets = TrigramPostings.coveringOffsets(count: pattern.count)
+    let codes = offsets.map {
+      IndexKeys.trigramCode(field: field.position, pattern[$0], pattern[$0 + 1], pattern[$0 + 2])
+    }
+    var rows = try withIndex { cursor -> [Row] in
+      var rows: [Row] = []
+      for segment in directory.starts {
+        // Smallest list of this segment first: it bounds the starts.
+        var sized: [(count: Int, index: Int)] = []
+        for index in codes.indices {
+          let count = try SegmentLookup.count(
+            of: IndexKeys.trigramPrefix(codes[index]), kind: .trigram, segment: segment, cursor: &cursor)
+          sized.append((count, index))
+          if count == 0 { break }
+        }
+        guard !sized.contains(where: { $0.count == 0 }) else { continue }
+        sized.sort { $0.count < $1.count }
+        var starts: [UInt64]?
+        var list: [UInt64] = []
+        for (_, index) in sized {
+          list.removeAll(keepingCapacity: true)
+          let offset = UInt32(offsets[index])
+          try SegmentLookup.forEachPart(
+            of: IndexKeys.trigramPrefix(codes[index]), kind: .trigram, segment: segment, cursor: &cursor
+          ) {
+            try PostingPage.appendStarts(of: $0, segment: segment, offset: offset, anchored: anchored, to: &list)
+          }
+          starts = starts.map { StartSet.intersection($0, list) } ?? list
+          if starts?.isEmpty == true { break }
+        }
+        StartSet.appendRows(of: starts ?? [], to: &rows)
+      }
+      return rows
+    }
+    if !recent.isEmpty {
+      let matching = recent.rows { entry in
+        var starts: [UInt64]?
+        for (index, code) in codes.enumerated() {
+          let offset = UInt32(offsets[index])
+          let list = entry.positions(of: code).compactMap { position -> UInt64? in
+            if anchored { return position == offset ? 0 : nil }
+            return position >= offset ? UInt64(position - offset) : nil
+          }
+          starts = starts.map { StartSet.intersection($0, list) } ?? list
+          if starts?.isEmpty == true { return false }
+        }
+        return !(starts ?? []).isEmpty
+      }
+      rows = recent.overlay(rows, matching: matching)
+    }
+    return rows
+  }
+
+  /// Rows whose text of `field` a `[d]` fold changes: a `[c]` match of theirs found by
+  /// position must still be checked against the record.
+  func unplainRows(of field: Field) throws -> [Row] {
+    try rows(of: IndexKeys.trigramPrefix(IndexKeys.unplainCode(field: field.position)), kind: .trigram)
+  }
+}
+
+/// Sets of pattern starts, `row << 32 | start`, ascending.
+enum StartSet {
+  /// Starts in both; galloping through the longer one when the lengths differ much.
+  static func intersection(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+    let (small, large) = a.count <= b.count ? (a, b) : (b, a)
+    guard !small.isEmpty else { return [] }
+    var result: [UInt64] = []
+    result.reserveCapacity(small.count)
+    var low = 0
+    if large.count / small.count < 8 {
+      var j = 0
+      for value in small {
+        while j < large.count && large[j] < value { j += 1 }
+        if j == large.count { break }
+        if large[j] == value { result.append(value) }
+      }
+      return result
+    }
+    for value in small {
+      var bound = 1
+      while low + bound < large.count && large[low + bound] < value { bound *= 2 }
+      var high = min(low + bound, large.count)
+      while low < high {
+        let middle = (low + high) / 2
+        if large[middle] < value { low = middle + 1 } else { high = middle }
+      }
+      if low == large.count { break }
+      if large[low] == value { result.append(value) }
+    }
+    return result
+  }
+
+  /// The distinct rows of `starts`, appended in order.
+  static func appendRows(of starts: [UInt64], to rows: inout [Row]) {
+    for start in starts {
+      let row = Row(truncatingIfNeeded: start >> 32)
+      if rows.last != row { rows.append(row) }
+    }
+  }
+}

@@ -1,0 +1,153 @@
+/// One page of an ordered index's entries — one field's `(value, row)` pairs in order — as the
+/// value of an `index` key whose entry key is `[field] ++ OrderedKey` of the first pair.
+///
+/// ```
+/// count   varint: entries in the page, the first (in the key) included
+/// then each entry after the first, against the one before it:
+///   tag   varint: tag & 3 == 0: same flag, high = previous high + tag >> 2
+///                 tag & 3 == 1: flag = tag >> 2, then varint high
+///                 tag & 3 == 2: same flag, then varint high (a step too large for the tag)
+///   low   varint, for dates (13-byte keys) only
+///   row   varint: row - previous row when the value equals the previous one, else
+///         row - segment start
+/// ```
+///
+/// Values sort by (flag, high, low) and rows ascend within a value, so most steps are a byte or
+/// two of value and two or three of row. A page holds one field's entries only.
+enum OrderedPage {
+  static let capacity = PostingPage.capacity
+
+  /// Reads a stored page's entries in order.
+  struct Reader {
+    private var reader: PageReader
+    private let segment: Row
+    private let width: Int
+    private(set) var remaining: Int
+    private var key: OrderedKey
+    private var row: Row
+    private var isFirst = true
+
+    /// `pageKey` is the page's `index` key, `width` the field's `OrderedKey` width.
+    init(pageKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, width: Int) throws {
+      let entry = IndexPageKey.entryKey(of: pageKey)
+      guard entry.count == 1 + width, let first = OrderedKey(entry, at: 1, width: width) else {
+        throw PageDamage("an ordered page's key of \(pageKey.count) bytes")
+      }
+      segment = IndexPageKey.segment(of: pageKey)
+      self.width = width
+      key = first
+      row = IndexPageKey.row(of: pageKey)
+      reader = PageReader(value, at: 0)
+      remaining = try reader.count()
+      guard remaining >= 1 else { throw PageDamage("an ordered page without entries") }
+    }
+
+    /// The next entry, or nil past the last.
+    mutating func next() throws -> (key: OrderedKey, row: Row)? {
+      guard remaining > 0 else {
+        guard reader.isAtEnd else { throw PageDamage("an ordered page has bytes after its last entry") }
+        return nil
+      }
+      remaining -= 1
+      if isFirst {
+        isFirst = false
+        return (key, row)
+      }
+      let previous = key
+      let tag = try reader.varint()
+      switch tag & 3 {
+      case 0:
+        let (sum, overflow) = key.high.addingReportingOverflow(tag >> 2)
+        guard !overflow else { throw PageDamage("an ordered page's value overflows") }
+        key.high = sum
+      case 1:
+        guard tag >> 2 <= UInt64(UInt8.max) else { throw PageDamage("an ordered page's flag \(tag >> 2)") }
+        key.flag = UInt8(tag >> 2)
+        key.high = try reader.varint()
+      case 2: key.high = try reader.varint()
+      default: throw PageDamage("an ordered page's tag \(tag)")
+      }
+      if width == 13 {
+        let low = try reader.varint()
+        guard low <= UInt64(UInt32.max) else { throw PageDamage("an ordered page's low part \(low)") }
+        key.low = UInt32(low)
+      } else {
+        key.low = 0
+      }
+      let step = try reader.varint()
+      let next: UInt64
+      if key == previous {
+        guard step > 0 else { throw PageDamage("an ordered page repeats an entry") }
+        next = UInt64(row) + step
+      } else {
+        guard key > previous else { throw PageDamage("an ordered page's entries are out of order") }
+        next = UInt64(segment) + step
+      }
+      guard next <= UInt64(Row.max) else { throw PageDamage("an ordered page's row past 2^32") }
+      row = Row(next)
+      return (key, row)
+    }
+  }
+}
+
+/// Lays one field's ordered entries out in pages (`OrderedPage`); entries are added in order.
+struct OrderedPageWriter {
+  let segment: Row
+  let field: UInt8
+  let width: Int
+  private var pages: [(key: [UInt8], value: [UInt8])] = []
+  private var body: [UInt8] = []
+  private var count = 0
+  private var first: (key: OrderedKey, row: Row) = (.null, 0)
+  private var previous: (key: OrderedKey, row: Row) = (.null, 0)
+
+  init(segment: Row, field: UInt8, width: Int) {
+    self.segment = segment
+    self.field = field
+    self.width = width
+  }
+
+  mutating func add(_ key: OrderedKey, row: Row) {
+    if count > 0 && body.count + 24 + PageBytes.varintSize(UInt64(count + 1)) > OrderedPage.capacity {
+      flush()
+    }
+    guard count > 0 else {
+      first = (key, row)
+      previous = (key, row)
+      count = 1
+      return
+    }
+    if key.flag != previous.key.flag {
+      PageBytes.appendVarint(UInt64(key.flag) << 2 | 1, to: &body)
+      PageBytes.appendVarint(key.high, to: &body)
+    } else if key.high - previous.key.high < 1 << 62 {
+      PageBytes.appendVarint((key.high - previous.key.high) << 2, to: &body)
+    } else {
+      PageBytes.appendVarint(2, to: &body)
+      PageBytes.appendVarint(key.high, to: &body)
+    }
+    if width == 13 { PageBytes.appendVarint(UInt64(key.low), to: &body) }
+    let step = key == previous.key ? row - previous.row : row - segment
+    PageBytes.appendVarint(UInt64(step), to: &body)
+    previous = (key, row)
+    count += 1
+  }
+
+  mutating func flush() {
+    guard count > 0 else { return }
+    var value: [UInt8] = []
+    value.reserveCapacity(body.count + 3)
+    PageBytes.appendVarint(UInt64(count), to: &value)
+    value.append(contentsOf: body)
+    var entryKey: [UInt8] = [field]
+    first.key.append(to: &entryKey, width: width)
+    pages.append((IndexPageKey.make(segment: segment, kind: .ordered, entryKey: entryKey, row: first.row), value))
+    body.removeAll(keepingCapacity: true)
+    count = 0
+  }
+
+  mutating func takePages() -> [(key: [UInt8], value: [UInt8])] {
+    defer { pages.removeAll(keepingCapacity: true) }
+    return pages
+  }
+}

@@ -1,0 +1,249 @@
+/// One page of posting lists — trigram or term entries — as the value of an `index` key.
+///
+/// ```
+/// count     UInt16 LE: entries in the page
+/// offsets   UInt16 LE each: where each entry starts, from the start of the value
+/// entries   in key order:
+///   key length varint, key
+///   row count varint, rows length varint, [positions length varint: trigram pages]
+///   rows      varint(first row - segment start), then varint(row - previous row) each
+///   positions per row: varint(first << 1 | more); when more: varint(extra), then the extra
+///             positions as varint(position - previous) each
+/// ```
+///
+/// A list fits in one page, anywhere in it, or starts a page of its own and runs on into the
+/// following pages, each continuing it as their first entry. So a list whose key is a page's first
+/// entry starts there, and any other list lies wholly inside the page before the first page whose
+/// key passes it: a lookup reads one or two pages, plus the continuations of a long list. The
+/// offsets let a lookup find a key in a page by binary search, and reach the last entry at once.
+enum PostingPage {
+  /// Bytes a page holds before a new one starts: one LMDB overflow page (4,096 bytes less its
+  /// 16-byte header), so a page costs exactly one page of the data file.
+  static let capacity = 4_080
+
+  /// One list, or one page's part of a long list.
+  struct Entry {
+    var key: UnsafeRawBufferPointer
+    var rowCount: Int
+    var rows: UnsafeRawBufferPointer
+    var positions: UnsafeRawBufferPointer
+  }
+
+  /// A stored page, read in place.
+  struct View {
+    let bytes: UnsafeRawBufferPointer
+    let positional: Bool
+    let count: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, positional: Bool) throws {
+      guard bytes.count >= 2 else { throw PageDamage("a posting page of \(bytes.count) bytes") }
+      let count = Int(bytes[0]) | Int(bytes[1]) << 8
+      guard count >= 1, 2 + 2 * count <= bytes.count else {
+        throw PageDamage("a posting page of \(bytes.count) bytes claims \(count) entries")
+      }
+      self.bytes = bytes
+      self.positional = positional
+      self.count = count
+    }
+
+    private func offset(_ index: Int) -> Int {
+      Int(bytes[2 + 2 * index]) | Int(bytes[3 + 2 * index]) << 8
+    }
+
+    /// The key of entry `index`.
+    func key(_ index: Int) throws -> UnsafeRawBufferPointer {
+      var reader = PageReader(bytes, at: offset(index))
+      let length = try reader.count()
+      return try reader.take(length)
+    }
+
+    func entry(_ index: Int) throws -> Entry {
+      var reader = PageReader(bytes, at: offset(index))
+      let key = try reader.take(try reader.count())
+      let rowCount = try reader.count()
+      let rowsLength = try reader.count()
+      let positionsLength = positional ? try reader.count() : 0
+      let rows = try reader.take(rowsLength)
+      let positions = try reader.take(positionsLength)
+      guard rowCount >= 1 else { throw PageDamage("an entry of a posting page holds no row") }
+      return Entry(key: key, rowCount: rowCount, rows: rows, positions: positions)
+    }
+
+    /// The entry whose key is `key`, found by binary search.
+    func find(_ key: UnsafeRawBufferPointer) throws -> Int? {
+      var low = 0
+      var high = count
+      while low < high {
+        let middle = (low + high) / 2
+        let order = ByteOrder.compare(try self.key(middle), key)
+        if order == 0 { return middle }
+        if order < 0 { low = middle + 1 } else { high = middle }
+      }
+      return nil
+    }
+  }
+
+  /// Appends the rows of `entry` to `rows`.
+  static func appendRows(of entry: Entry, segment: Row, to rows: inout [Row]) throws {
+    var reader = PageReader(entry.rows, at: 0)
+    var row = UInt64(segment)
+    for index in 0..<entry.rowCount {
+      let step = try reader.varint()
+      guard index == 0 || step > 0 else { throw PageDamage("a posting list repeats a row") }
+      row += step
+      guard row <= UInt64(Row.max) else { throw PageDamage("a posting row past 2^32") }
+      rows.append(Row(row))
+    }
+    guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last row") }
+  }
+
+  /// Appends, for each occurrence of the entry's trigram at a position `p ≥ offset` (only at
+  /// `p == offset` when `anchored`), `row << 32 | (p - offset)`: the places a pattern starts at if
+  /// this trigram is its `offset`-th. Ascending, since rows and their positions are.
+  static func appendStarts(
+    of entry: Entry, segment: Row, offset: UInt32, anchored: Bool, to starts: inout [UInt64]
+  ) throws {
+    var rows = PageReader(entry.rows, at: 0)
+    var positions = PageReader(entry.positions, at: 0)
+    var row = UInt64(segment)
+    for index in 0..<entry.rowCount {
+      let step = try rows.varint()
+      guard index == 0 || step > 0 else { throw PageDamage("a posting list repeats a row") }
+      row += step
+      guard row <= UInt64(Row.max) else { throw PageDamage("a posting row past 2^32") }
+      let head = try positions.varint()
+      var position = head >> 1
+      var extra: UInt64 = 0
+      if head & 1 != 0 { extra = try positions.varint() }
+      var index = UInt64(0)
+      while true {
+        guard position <= UInt64(UInt32.max) else { throw PageDamage("a trigram position past 2^32") }
+        let p = UInt32(position)
+        if anchored {
+          if p == offset { starts.append(row << 32 | 0) }
+        } else if p >= offset {
+          starts.append(row << 32 | UInt64(p - offset))
+        }
+        guard index < extra else { break }
+        index += 1
+        let gap = try positions.varint()
+        guard gap > 0 else { throw PageDamage("a posting repeats a position") }
+        position += gap
+      }
+    }
+    guard rows.isAtEnd, positions.isAtEnd else {
+      throw PageDamage("a posting list has bytes after its last row")
+    }
+  }
+
+  /// Every row of the entry with its positions (empty for term pages), for edits and digests.
+  static func decode(_ entry: Entry, segment: Row, positional: Bool) throws -> [(Row, [UInt32])] {
+    var rows: [Row] = []
+    rows.reserveCapacity(entry.rowCount)
+    try appendRows(of: entry, segment: segment, to: &rows)
+    guard positional else { return rows.map { ($0, []) } }
+    var reader = PageReader(entry.positions, at: 0)
+    var result: [(Row, [UInt32])] = []
+    result.reserveCapacity(rows.count)
+    for row in rows {
+      let head = try reader.varint()
+      var position = head >> 1
+      var list: [UInt32] = []
+      let extra = head & 1 != 0 ? try reader.varint() : 0
+      guard extra < UInt64(entry.positions.count) else { throw PageDamage("a posting claims too many positions") }
+      for index in 0...extra {
+        if index > 0 {
+          let gap = try reader.varint()
+          guard gap > 0 else { throw PageDamage("a posting repeats a position") }
+          position += gap
+        }
+        guard position <= UInt64(UInt32.max) else { throw PageDamage("a trigram position past 2^32") }
+        list.append(UInt32(position))
+      }
+      result.append((row, list))
+    }
+    guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last position") }
+    return result
+  }
+
+  /// Appends the encoding of one row's positions (ascending, at least one).
+  static func encodePositions(_ positions: UnsafeBufferPointer<UInt32>, to bytes: inout [UInt8]) {
+    let first = UInt64(positions[0])
+    let more = positions.count > 1
+    PageBytes.appendVarint(first << 1 | (more ? 1 : 0), to: &bytes)
+    guard more else { return }
+    PageBytes.appendVarint(UInt64(positions.count - 1), to: &bytes)
+    for index in 1..<positions.count {
+      PageBytes.appendVarint(UInt64(positions[index] - positions[index - 1]), to: &bytes)
+    }
+  }
+}
+
+/// Why an index page could not be read; the reader turns it into `StoreError.corruptState`
+/// naming the collection and the page.
+struct PageDamage: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Reads the varints and runs of an index page, never past its end.
+struct PageReader {
+  let bytes: UnsafeRawBufferPointer
+  private(set) var offset: Int
+
+  init(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+    self.bytes = bytes
+    self.offset = offset
+  }
+
+  var isAtEnd: Bool { offset == bytes.count }
+
+  @inline(__always)
+  mutating func varint() throws -> UInt64 {
+    guard offset < bytes.count else { throw PageDamage("a page ends inside a number") }
+    let first = bytes[offset]
+    offset += 1
+    if first < 0x80 { return UInt64(first) }
+    var result = UInt64(first & 0x7F)
+    var shift: UInt64 = 7
+    while true {
+      guard offset < bytes.count, shift <= 63 else { throw PageDamage("a page holds a malformed number") }
+      let byte = bytes[offset]
+      offset += 1
+      result |= UInt64(byte & 0x7F) << shift
+      if byte < 0x80 { return result }
+      shift += 7
+    }
+  }
+
+  /// A varint that counts bytes or items of the page, so at most its size.
+  mutating func count() throws -> Int {
+    let value = try varint()
+    guard value <= UInt64(bytes.count) else { throw PageDamage("a page claims \(value) items") }
+    return Int(value)
+  }
+
+  mutating func take(_ count: Int) throws -> UnsafeRawBufferPointer {
+    guard count <= bytes.count - offset else { throw PageDamage("a page ends inside an entry") }
+    defer { offset += count }
+    return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+  }
+}
+
+/// Writes the primitives of index pages.
+enum PageBytes {
+  @inline(__always)
+  static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    var value = value
+    while value >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+      value >>= 7
+    }
+    bytes.append(UInt8(value))
+  }
+
+  @inline(__always)
+  static func varintSize(_ value: UInt64) -> Int {
+    value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+  }
+}

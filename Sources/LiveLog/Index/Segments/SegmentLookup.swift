@@ -1,0 +1,99 @@
+import LMDB
+
+/// Finding entries in one segment's pages of the `index` database.
+enum SegmentLookup {
+  /// Calls `body` with each page part of the posting list `key` in `segment`, in row order (one
+  /// part, or the parts of a list that runs over several pages). `cursor` is moved.
+  static func forEachPart(
+    of key: [UInt8], kind: IndexKind, segment: Row, cursor: inout Cursor,
+    _ body: (PostingPage.Entry) throws -> Void
+  ) throws {
+    let positional = kind == .trigram
+    let target = IndexPageKey.make(segment: segment, kind: kind, entryKey: key, row: 0)
+    var found = try cursor.seek(atLeast: target)
+    if let page = found, IndexPageKey.belongs(page.key, segment: segment, kind: kind),
+      ByteOrder.compare(IndexPageKey.entryKey(of: page.key), key) == 0
+    {
+      // The list starts this page, and may run on into the next ones.
+      while let current = found, IndexPageKey.belongs(current.key, segment: segment, kind: kind),
+        ByteOrder.compare(IndexPageKey.entryKey(of: current.key), key) == 0
+      {
+        let view = try PostingPage.View(current.value, positional: positional)
+        try body(try view.entry(0))
+        // A list that goes on past its page is the page's only entry.
+        guard view.count == 1 else { return }
+        found = try cursor.next()
+      }
+      return
+    }
+    // Otherwise the list, if there is one, lies inside the page before.
+    let previous = found == nil ? try cursor.last() : try cursor.previous()
+    guard let page = previous, IndexPageKey.belongs(page.key, segment: segment, kind: kind) else { return }
+    let view = try PostingPage.View(page.value, positional: positional)
+    let index: Int? = try key.withUnsafeBytes { try view.find($0) }
+    if let index { try body(try view.entry(index)) }
+  }
+
+  /// Rows in the list `key` of `segment`, from the page headers alone.
+  static func count(of key: [UInt8], kind: IndexKind, segment: Row, cursor: inout Cursor) throws -> Int {
+    var count = 0
+    try forEachPart(of: key, kind: kind, segment: segment, cursor: &cursor) { count += $0.rowCount }
+    return count
+  }
+
+  /// Calls `body` with the ordered entries of field `slot` (key width `width`) in `segment`
+  /// from `lower` on, ascending, until it returns false or the field's entries end.
+  static func forEachOrdered(
+    field slot: UInt8, width: Int, segment: Row, from lower: OrderedKey, cursor: inout Cursor,
+    _ body: (OrderedKey, Row) throws -> Bool
+  ) throws {
+    var entryKey: [UInt8] = [slot]
+    lower.append(to: &entryKey, width: width)
+    let target = IndexPageKey.make(segment: segment, kind: .ordered, entryKey: entryKey, row: 0)
+    let found = try cursor.seek(atLeast: target)
+    // The page before may hold entries at or past `lower`: start there when it is this field's.
+    var page: Entry?
+    if let before = found == nil ? try cursor.last() : try cursor.previous(),
+      isPage(before.key, of: slot, segment: segment)
+    {
+      page = before
+    } else {
+      page = try cursor.seek(atLeast: target)
+    }
+    while let current = page, isPage(current.key, of: slot, segment: segment) {
+      var reader = try OrderedPage.Reader(pageKey: current.key, value: current.value, width: width)
+      while let (key, row) = try reader.next() {
+        if key < lower { continue }
+        guard try body(key, row) else { return }
+      }
+      page = try cursor.next()
+    }
+  }
+
+  /// Calls `body` with the ordered entries of field `slot` in `segment` at or before `upper`,
+  /// descending, until it returns false.
+  static func forEachOrderedDescending(
+    field slot: UInt8, width: Int, segment: Row, through upper: OrderedKey, cursor: inout Cursor,
+    _ body: (OrderedKey, Row) throws -> Bool
+  ) throws {
+    var entryKey: [UInt8] = [slot]
+    upper.append(to: &entryKey, width: width)
+    let target = IndexPageKey.make(segment: segment, kind: .ordered, entryKey: entryKey, row: Row.max)
+    let after = try cursor.seek(atLeast: target)
+    var page = after == nil ? try cursor.last() : try cursor.previous()
+    var entries: [(OrderedKey, Row)] = []
+    while let current = page, isPage(current.key, of: slot, segment: segment) {
+      entries.removeAll(keepingCapacity: true)
+      var reader = try OrderedPage.Reader(pageKey: current.key, value: current.value, width: width)
+      while let entry = try reader.next() { entries.append(entry) }
+      for (key, row) in entries.reversed() where key <= upper {
+        guard try body(key, row) else { return }
+      }
+      page = try cursor.previous()
+    }
+  }
+
+  static func isPage(_ key: UnsafeRawBufferPointer, of slot: UInt8, segment: Row) -> Bool {
+    IndexPageKey.belongs(key, segment: segment, kind: .ordered) && key[IndexPageKey.headerSize] == slot
+  }
+}

@@ -1,0 +1,208 @@
+import LMDB
+
+/// Folding: the recent rows, and a large commit's changes, written into the row table and the
+/// segments. Rows past the segments make a new segment, written in key order with `MDB_APPEND`
+/// (pages at the end of the database, filled whole); rows already in a segment have the index
+/// entries of the fields that changed edited in place (`SegmentEditor`). The recent rows are then
+/// empty, and the last segments merge while the one before the last is at most twice the last's
+/// size (up to `maximumSegmentRows`), so that a lookup reads a few segments, not one per fold.
+extension StoredCollection {
+  /// The most rows a merge makes a segment of: each lookup reads every segment, and each merge
+  /// rewrites the segments it joins.
+  static var maximumSegmentRows: Row { 131_072 }
+
+  /// A touched row's state after the fold: its version and key, and its entries when new.
+  private struct FoldedRow {
+    var lsn: UInt64
+    var key: [UInt8]
+    var isDeleted: Bool
+    var isNew: Bool
+    /// Every entry of a new row's record (rows already folded are diffed from their records).
+    var entries: IndexEntries?
+  }
+
+  /// Folds the recent rows and `changes` (a commit's, already in the keys database) into the row
+  /// table and segments; `indexes: false` (a migration) writes the row table only, and the
+  /// migration rebuilds the indexes.
+  func fold(_ changes: [RecordChange], nextRow: UInt64, _ txn: WriteTransaction, indexes: Bool = true) throws {
+    var directory = try self.directory(txn)
+    var touched: [Row: FoldedRow] = [:]
+    let recent = try RecentRows.load(self, txn)
+    let width = orderedWidths
+    for (row, entry) in zip(recent.rows, recent.entries) {
+      touched[row] = FoldedRow(
+        lsn: entry.lsn, key: Array(entry.key), isDeleted: entry.isDeleted, isNew: entry.isNew,
+        entries: entry.isNew && !entry.isDeleted ? try entry.entries(width: width) : nil)
+    }
+    for change in changes {
+      let row = Row(change.row)
+      let isNew = touched[row]?.isNew ?? (row >= directory.end)
+      switch change.kind {
+      case .deleted:
+        if isNew {
+          touched[row] = nil
+        } else {
+          touched[row] = FoldedRow(lsn: change.lsn, key: keyBytes(change.key), isDeleted: true, isNew: false)
+        }
+      case .inserted, .updated:
+        touched[row] = FoldedRow(
+          lsn: change.lsn, key: keyBytes(change.key), isDeleted: false, isNew: isNew,
+          entries: isNew ? try newEntries(of: change) : nil)
+      }
+    }
+    try txn.removeAll(databases.recent)
+
+    var tableChanges: [RowTable.Change] = []
+    var postingEdits: [Int: [PostingEdit]] = [:]
+    var orderedEdits: [Int: [OrderedEdit]] = [:]
+    var content = SegmentContent()
+    for row in touched.keys.sorted() {
+      guard let state = touched[row] else { continue }
+      if state.isNew {
+        // Past the segments: into the new segment (a row inserted and deleted since has no state).
+        guard let entries = state.entries else { continue }
+        if indexes { content.add(row: row, entries) }
+        tableChanges.append(RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: false))
+        continue
+      }
+      tableChanges.append(RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: state.isDeleted))
+      guard indexes, let segment = directory.segment(of: row) else { continue }
+      let (old, new) = try changedEntries(of: row, newLSN: state.isDeleted ? nil : state.lsn, txn)
+      Self.edits(row: row, from: old, to: new, postings: &postingEdits[segment, default: []],
+        ordered: &orderedEdits[segment, default: []])
+    }
+    for (segment, edits) in postingEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
+      try SegmentEditor(index: databases.index, segment: directory.starts[segment], txn: txn).apply(edits.sorted())
+    }
+    for (segment, edits) in orderedEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
+      try SegmentEditor(index: databases.index, segment: directory.starts[segment], txn: txn).apply(edits.sorted())
+    }
+    let newEnd = Row(truncatingIfNeeded: nextRow)
+    if newEnd > directory.end {
+      for (key, value) in content.pages(segment: directory.end) {
+        try txn.put(databases.index, key, value, flags: .append)
+      }
+      directory.starts.append(directory.end)
+      directory.end = newEnd
+    }
+    try rowTable.apply(tableChanges, txn)
+    if indexes { try mergeLastSegments(&directory, txn) }
+    try directory.write(name, meta: meta, txn)
+  }
+
+  /// The key widths of the ordered fields, by slot.
+  var orderedWidths: (UInt8) -> Int {
+    let schema = self.schema
+    return { slot in schema.field(atSlot: Int(slot)).map { OrderedKey.width(of: $0.type) } ?? 9 }
+  }
+
+  /// The entries, before and after, of only the indexed fields that differ between `row`'s folded
+  /// version and its version at `newLSN` (nil: deleted, so every entry goes): a change of stars
+  /// alone never folds text into trigrams.
+  private func changedEntries(of row: Row, newLSN: UInt64?, _ txn: WriteTransaction) throws
+    -> (old: IndexEntries, new: IndexEntries)
+  {
+    guard let base = try rowTable.slot(of: row, txn) else {
+      throw StoreError.corruptState(
+        reason: "\(name): row \(row) is in a segment but not in the row table")
+    }
+    let oldValues = try values(try record(at: UInt64(row), lsn: base.lsn, txn), row: UInt64(row))
+    guard let newLSN else { return (IndexEntries(oldValues, schema: schema), IndexEntries()) }
+    let newValues = try values(try record(at: UInt64(row), lsn: newLSN, txn), row: UInt64(row))
+    return Self.changedEntries(from: oldValues, to: newValues, schema: schema)
+  }
+
+  /// The entries, before and after, of the indexed fields whose values differ between `old` and
+  /// `new` (by slot): the entries of a field that kept its value would cancel out.
+  static func changedEntries(from old: [FieldValue], to new: [FieldValue], schema: CollectionSchema)
+    -> (old: IndexEntries, new: IndexEntries)
+  {
+    let changed = schema.fields.filter { field in
+      !field.indexes.isEmpty
+        && (field.position < old.count ? old[field.position] : .null)
+          != (field.position < new.count ? new[field.position] : .null)
+    }
+    guard !changed.isEmpty else { return (IndexEntries(), IndexEntries()) }
+    return (IndexEntries(old, fields: changed), IndexEntries(new, fields: changed))
+  }
+
+  /// The edits that turn `row`'s entries `old` into `new`.
+  static func edits(
+    row: Row, from old: IndexEntries, to new: IndexEntries, postings: inout [PostingEdit],
+    ordered: inout [OrderedEdit]
+  ) {
+    // Trigrams: both sides ascending by code, then position; a code whose positions differ is
+    // written again whole.
+    var i = 0
+    var j = 0
+    let a = old.trigrams
+    let b = new.trigrams
+    func run(_ list: [UInt64], from start: Int) -> (code: UInt32, positions: [UInt32], end: Int) {
+      let code = UInt32(truncatingIfNeeded: list[start] >> 32)
+      var end = start
+      var positions: [UInt32] = []
+      while end < list.count && UInt32(truncatingIfNeeded: list[end] >> 32) == code {
+        positions.append(UInt32(truncatingIfNeeded: list[end]))
+        end += 1
+      }
+      return (code, positions, end)
+    }
+    while i < a.count || j < b.count {
+      let left = i < a.count ? run(a, from: i) : nil
+      let right = j < b.count ? run(b, from: j) : nil
+      if let left, right == nil || left.code < right?.code ?? .max {
+        postings.append(
+          PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(left.code), row: row, positions: nil))
+        i = left.end
+      } else if let right, left == nil || right.code < left?.code ?? .max {
+        postings.append(
+          PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(right.code), row: row, positions: right.positions))
+        j = right.end
+      } else if let left, let right {
+        if left.positions != right.positions {
+          postings.append(
+            PostingEdit(
+              kind: .trigram, key: IndexKeys.trigramPrefix(right.code), row: row, positions: right.positions))
+        }
+        i = left.end
+        j = right.end
+      }
+    }
+    i = 0
+    j = 0
+    while i < old.terms.count || j < new.terms.count {
+      let order =
+        i == old.terms.count ? 1 : j == new.terms.count ? -1 : TextMatching.compare(old.terms[i], new.terms[j])
+      if order < 0 {
+        postings.append(PostingEdit(kind: .term, key: old.terms[i], row: row, positions: nil))
+        i += 1
+      } else if order > 0 {
+        postings.append(PostingEdit(kind: .term, key: new.terms[j], row: row, positions: []))
+        j += 1
+      } else {
+        i += 1
+        j += 1
+      }
+    }
+    for entry in old.ordered where !new.ordered.contains(entry) {
+      ordered.append(OrderedEdit(entry: entry.with(row: row), isInsertion: false))
+    }
+    for entry in new.ordered where !old.ordered.contains(entry) {
+      ordered.append(OrderedEdit(entry: entry.with(row: row), isInsertion: true))
+    }
+  }
+
+  /// Merges the last two segments while the one before the last holds at most twice the last's
+  /// rows and together they stay within `maximumSegmentRows`.
+  private func mergeLastSegments(_ directory: inout SegmentDirectory, _ txn: WriteTransaction) throws {
+    while directory.count >= 2 {
+      let last = directory.count - 1
+      let before = directory.rows(of: last - 1).count
+      let after = directory.rows(of: last).count
+      guard before <= 2 * after, before + after <= Int(Self.maximumSegmentRows) else { return }
+      try SegmentMerger(index: databases.index, txn: txn).merge(
+        directory.starts[last - 1], directory.starts[last])
+      directory.starts.removeLast()
+    }
+  }
+}
