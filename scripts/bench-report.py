@@ -47,6 +47,7 @@ CHARTS = {
     "ingest": "ingest-throughput.svg",
     "live": "live-latency.svg",
     "changesets": "changesets.svg",
+    "scaling": "throughput-by-size.svg",
 }
 
 # Scenarios in the order a reader meets them, with what each measures (the report's intros; the
@@ -1280,6 +1281,51 @@ def make_charts(results, directory):
         axis.set_title("Changesets beside their peers (label: how many times faster)")
         axis.legend(fontsize=7)
         save(figure, "changesets")
+
+    # 5. How throughput grows with the store: indexed ingest (query scenario) and replay (replay
+    # scenario) by records in the store, generated data only, each beside its peer.
+    indexed = sorted(
+        (c for c in results.of("query") if c["name"] == INDEXED_INGEST_CASE), key=lambda c: c["size"]
+    )
+    replays = sorted(
+        (c for c in results.of("replay") if c["name"] == REPLAY_CASE),
+        key=lambda c: records_of(c) or c["size"],
+    )
+    if indexed or replays:
+        figure, axes = plt.subplots(1, 2, figsize=(9, 3.6), squeeze=False)
+        left, right = axes[0]
+        for side, name, colour in (
+            ("ours", "LiveLog", colours["LiveLog"]),
+            ("peer", "SQLite + FTS5 trigram", colours["peer"]),
+        ):
+            if indexed:
+                left.plot(
+                    [c["size"] for c in indexed],
+                    [throughput(c, side) for c in indexed],
+                    marker="o",
+                    color=colour,
+                    label=name,
+                )
+        left.set_title("Indexed ingest (batches of 10,000, no fsync)")
+        left.set_ylabel("records/s (log)")
+        # A replay case is sized in events; its store's records are the x that matches the left.
+        xs = [records_of(c) or c["size"] for c in replays]
+        for side, name, colour in (
+            ("ours", "LiveLog replay, every index", colours["LiveLog"]),
+            ("peer", "LiveLog first-time ingest", "#57606a"),
+        ):
+            if replays and all(c.get(side) for c in replays):
+                right.plot(xs, [throughput(c, side) for c in replays], marker="o", color=colour, label=name)
+        right.set_title("Replay with every index")
+        right.set_ylabel("events/s (log)")
+        log_axes(left, count_axis, [c["size"] for c in indexed])
+        log_axes(right, count_axis, xs)
+        for axis in (left, right):
+            axis.set_xlabel("records in the store (log)")
+            if axis.has_data():
+                axis.legend(fontsize=7)
+        figure.suptitle("Throughput by store size")
+        save(figure, "scaling")
     return written
 
 
@@ -1563,6 +1609,7 @@ def render(results, source, output, charts, chart_note, baseline=None, baseline_
             "ingest": "Ingest throughput: indexed ingest by data size beside SQLite + FTS5, and commit throughput by batch size beside raw LMDB appends (log scales).",
             "live": "Live-query latency by number of live queries, beside re-running every query and diffing its whole result (log scales).",
             "changesets": "Changesets beside the standard library's diff and re-sort + diff (log scale).",
+            "scaling": "Throughput by store size (log scales): indexed ingest records/s beside SQLite + FTS5, and replay events/s with every index beside first-time ingest of the same events.",
         }
         for key, name in charts.items():
             lines += [
