@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
 """Turns the JSON of a `livelog-bench` run into Docs/Benchmarks.md, its charts and README's headline.
 
-usage: scripts/bench-report.py [RESULTS.json] [--output FILE] [--readme FILE] [--no-charts] [--no-readme]
+usage: scripts/bench-report.py [RESULTS.json] [--baseline FILE] [--output FILE] [--readme FILE]
+                               [--no-charts] [--no-readme]
+       scripts/bench-report.py --add-to-baseline RUN.json... [--describe TEXT] [--commit REV]
+                               [--baseline FILE]
 
 Every figure in the outputs is computed from RESULTS.json (by default Docs/benchmarks/results.json,
-or results-quick.json when no full run exists); the only numbers written here are the goals of the
-issues, which are targets, not measurements. The charts go to benchmarks/ beside the report. They
-need matplotlib; without it the report is still written and says why it has no charts. Standard
-library otherwise.
+or results-quick.json when no full run exists) and from the baseline it is compared with (by default
+Docs/benchmarks/baseline.json, when it exists); the only numbers written here are the goals of the
+issues, which are targets, not measurements, and the tolerance of the comparison with the baseline.
+The charts go to benchmarks/ beside the report. They need matplotlib; without it the report is still
+written and says why it has no charts. Standard library otherwise.
+
+--add-to-baseline copies the comparisons of one or more runs into the baseline file (a case measured
+again replaces the one there), so that a baseline can be put together from runs of several
+scenarios; --describe says what the baseline is (which code it measured), --commit its commit.
 """
 
 import argparse
@@ -24,6 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # the goal as not measured, with its largest comparable figure for orientation only.
 MILLION = 1_000_000
 
+# A case of the baseline holds when this run's ratio is at least (1 - this) times the baseline's: a
+# ratio on a machine shared with other builds moves by some percent between runs of the same code,
+# and a case that merely wobbled must not read as having fallen.
+HOLD_TOLERANCE = 0.10
+
 # README's generated block lives between these markers; text outside them is never touched.
 README_BEGIN = "<!-- bench:begin -->"
 README_END = "<!-- bench:end -->"
@@ -34,6 +47,7 @@ CHARTS = {
     "ingest": "ingest-throughput.svg",
     "live": "live-latency.svg",
     "changesets": "changesets.svg",
+    "scaling": "throughput-by-size.svg",
 }
 
 # Scenarios in the order a reader meets them, with what each measures (the report's intros; the
@@ -66,11 +80,17 @@ SCENARIOS = {
     "query": (
         "Query",
         "The seed's query, `full_name CONTAINS[c] term` with and without `AND language == 'Swift'`, "
-        "for terms matched by about 5%, 0.5% and 0.02% of the names, plus `BEGINSWITH`, a star range "
-        "and a top-20, beside SQLite on the same rows: a `LIKE '%term%'` scan, an FTS5 `trigram` "
-        "index and B-tree indexes. Also indexed ingest (both engines with every index, no fsync, "
-        "batches of 10,000), bytes per record, and the time to open the full store against an "
-        "empty one. Cases prefixed `repos-2022:` ran on the 23,291 real records.",
+        "for terms matched by about 5%, 0.5% and 0.02% of the names, plus descriptions, `AND`, "
+        "`OR`, `NOT`, `BEGINSWITH`, star ranges and top-20s, beside SQLite on the same rows: a "
+        "`LIKE '%term%'` scan, an FTS5 `trigram` index and B-tree indexes. The rare term is also "
+        "ANDed with an unselective part (the data's most frequent language, and "
+        "`stargazers_count > 10`), beside FTS5 joined with the B-tree condition. Also indexed ingest "
+        "(both engines with every index, no fsync, batches of 10,000), bytes per record, and the "
+        "time to open the full store against an empty one. LiveLog's bytes per record are its whole "
+        "map in use, and by part: state (each collection's databases other than its indexes, and "
+        "the store's `meta` and `catalog` tables), indexes, the log, and free pages (pages LMDB "
+        "holds for reuse after copy-on-write), which add up to the whole. Cases prefixed "
+        "`repos-2022:` ran on the 23,291 real records.",
     ),
     "changesets": (
         "Changesets",
@@ -88,7 +108,12 @@ SCENARIOS = {
     ),
     "replay": (
         "Replay",
-        "Rebuilding state and indexes from the log, verifying it, and as-of queries.",
+        "Rebuilding state and indexes from the log beside first-time ingest of the same events, "
+        "at every size of the run: each store gets the generated records in batches of 10,000, then "
+        "updates in batches of 10,000, a quarter as many as the records (one batch at least). The "
+        "size column counts events; the `records` note is the store's records. At the largest size "
+        "only (each takes minutes at 1M): verifying the store, and as-of queries at several depths "
+        "beside replaying the prefix and querying it.",
     ),
     "replication": (
         "Replication",
@@ -101,9 +126,17 @@ SCENARIOS = {
     ),
 }
 
+# A data set's name prefixing a case (`repos-2022: ...`); the query scenario's `AND: `, `OR: ` and
+# `NOT: ` prefixes name operators, not data sets.
+DATASET = r"(?!(?:AND|OR|NOT): )[\w.-]+"
 CONTAINS_CASE = re.compile(
-    r"^(?:(?P<dataset>[\w.-]+): )?CONTAINS\[c\] '(?P<term>[^']*)' \((?P<label>[^)]*)\)"
+    rf"^(?:(?P<dataset>{DATASET}): )?CONTAINS\[c\] '(?P<term>[^']*)' \((?P<label>[^)]*)\)"
     r"(?P<swift> \+ Swift)? vs (?P<peer>LIKE|FTS5)$"
+)
+# A rare term ANDed with an unselective condition (issue 16), beside SQLite FTS5.
+AND_PART_CASE = re.compile(
+    rf"^(?:(?P<dataset>{DATASET}): )?AND: CONTAINS\[c\] '(?P<term>[^']*)' \((?P<label>[^)]*)\) "
+    r"AND (?P<other>.+) vs FTS5$"
 )
 INGEST_CASE = re.compile(r"^batch (?P<batch>\d+), (?P<durability>.+)$")
 LIVE_CASE = re.compile(r"^(?P<queries>\d+) live queries, (?P<changed>\d+) records per commit$")
@@ -219,7 +252,7 @@ class Results:
 
 def has_dataset(comparison):
     """Whether the case ran on a named data set (`repos-2022: ...`) rather than generated data."""
-    return re.match(r"^[\w.-]+: ", comparison["name"]) is not None
+    return re.match(rf"^{DATASET}: ", comparison["name"]) is not None
 
 
 def median(comparison, side="ours"):
@@ -263,9 +296,10 @@ def not_at(size, fallback, describe):
     """A goal stated at `size` that this run did not reach; the largest figure, for orientation."""
     if fallback is None:
         return f"not run at {short_size(size)}", "not measured"
+    # A replay case's size counts events; the sizes the goals name count records.
     return (
-        f"not run at {short_size(size)}; at {short_size(fallback['size'])}: {describe(fallback)} "
-        "(indicative only)",
+        f"not run at {short_size(size)}; at {short_size(records_of(fallback) or fallback['size'])}: "
+        f"{describe(fallback)} (indicative only)",
         "not measured",
     )
 
@@ -501,13 +535,460 @@ def replay_goals(results):
     return goals
 
 
-def all_goals(results):
+# ---------------------------------------------------------------------------------------------
+# Issues 16 (read path) and 17 (write path): each goal beside the baseline's figure for it
+
+BETWEEN_CASE = "stargazers_count BETWEEN {1000, 2000}"
+PREFIX_CASE = "BEGINSWITH[c] 'react' (name)"
+PREFIX_NOCASE_CASE = "BEGINSWITH[c] 'react' (name) vs NOCASE index"
+INDEXED_INGEST_CASE = "indexed ingest, batch 10000, no-sync"
+COMMIT_PAGE_CASE = "durable page of 30 (15 new, 15 updated)"
+REPLAY_CASE = "replay with every index"
+VERIFY_CASE = "verify (log checks, replay, compare)"
+AS_OF_CASE = re.compile(r"^as-of (?P<query>.+), (?P<depth>\d+)% of the log back$")
+
+
+def contains_case(results, selectivity, peer, size, swift=False):
+    """The generated data's CONTAINS[c] case of a selectivity ("common", "medium", "rare") and a
+    peer, found by its label since the term is picked from the data (None: the largest size)."""
+    matches = [
+        c
+        for c, p in results.contains_cases()
+        if p["dataset"] is None
+        and p["selectivity"] == selectivity
+        and p["peer"] == peer
+        and p["swift"] == swift
+        and (size is None or c["size"] == size)
+    ]
+    return max(matches, key=lambda c: c["size"]) if matches else None
+
+
+def records_of(comparison):
+    """Records of the store a case ran on. The replay scenario's cases are sized in events and note
+    their records; a run from before that note (replay at its largest size only) has none."""
+    if comparison["scenario"] != "replay":
+        return comparison["size"]
+    records = comparison.get("notes", {}).get("records")
+    return int(records) if records is not None else None
+
+
+def replay_case(results, match, size):
+    """The replay scenario's case whose name passes `match`, on the store of `size` records (None:
+    the largest store). A case of an older run without a records note stands for the 1M store when
+    it has at least 1M events: that run measured replay at its largest size only."""
+    cases = [c for c in results.of("replay") if match(c["name"])]
+    if not cases:
+        return None
+    if size is None:
+        return max(cases, key=lambda c: (records_of(c) or 0, c["size"]))
+    noted = [c for c in cases if records_of(c) is not None]
+    if noted:
+        return next((c for c in noted if records_of(c) == size), None)
+    largest = max(cases, key=lambda c: c["size"])
+    return largest if largest["size"] >= size else None
+
+
+def worst_as_of(results, query, size):
+    """The as-of case of `query` with the largest p50 over every depth, on the store of `size`
+    records (None: the largest store); that store's cases all share one size."""
+    anchor = replay_case(results, lambda n: (m := AS_OF_CASE.match(n)) and m["query"] == query, size)
+    if anchor is None:
+        return None
+    cases = [
+        c
+        for c in results.of("replay")
+        if c["size"] == anchor["size"] and (m := AS_OF_CASE.match(c["name"])) and m["query"] == query
+    ]
+    return max(cases, key=median)
+
+
+def checked(issue, text, results, baseline, locate, describe, check, size=MILLION, reported=False):
+    """A goal on the case `locate(results, size)` finds (`locate(results, None)`: the largest there
+    is, for orientation when the run did not reach `size`), with the baseline's figure beside it.
+    `reported`: a figure shown without a threshold."""
+    comparison = locate(results, size)
+    if comparison is None and locate(results, None) is None:
+        measured, status = "case not in this run", "not measured"
+    elif comparison is None:
+        measured, status = not_at(size, locate(results, None), describe)
+    else:
+        measured = describe(comparison)
+        status = "reported" if reported else verdict(check(comparison))
+    before = locate(baseline, size) if baseline is not None else None
+    measured += f"; before: {describe(before)}" if before is not None else "; before: not in the baseline"
+    return Goal(issue, text, measured, status)
+
+
+def vs_peer(comparison):
+    """A ratio with both medians: '2.5x (LiveLog 1.2 ms, SQLite FTS5 trigram 3.0 ms)'."""
+    return (
+        f"{fmt_ratio(ratio(comparison))} (LiveLog {fmt_duration(median(comparison))}, "
+        f"{comparison['peer']['engine']} {fmt_duration(median(comparison, 'peer'))})"
+    )
+
+
+def bytes_parts(comparison):
+    """LiveLog's bytes per record beside SQLite's, with LiveLog's parts."""
+    notes = comparison.get("notes", {})
+    total, sqlite = notes.get("LiveLog bytes/record"), notes.get("SQLite bytes/record")
+    parts = [
+        (label, notes[key])
+        for label, key in (
+            ("state", "LiveLog state B/record"),
+            ("indexes", "LiveLog indexes B/record"),
+            ("log", "LiveLog log B/record"),
+            ("free pages", "LiveLog free pages B/record"),
+        )
+        if key in notes
+    ]
+    if parts and "LiveLog free pages B/record" not in notes and total:
+        # A run from before the free-pages note: what no database holds is the rest of the map.
+        parts.append(("rest of the map", total - sum(value for _, value in parts)))
+    text = f"LiveLog {fmt_number(total)} B"
+    if parts:
+        text += " (" + ", ".join(f"{label} {fmt_number(value)}" for label, value in parts) + ")"
+    text += f" vs SQLite {fmt_number(sqlite)} B per record"
+    if total and sqlite:
+        text += f": {fmt_number(total / sqlite)}x"
+    return text
+
+
+def bytes_ratio(comparison):
+    notes = comparison.get("notes", {})
+    total, sqlite = notes.get("LiveLog bytes/record"), notes.get("SQLite bytes/record")
+    return total / sqlite if total and sqlite else None
+
+
+def and_part_cases(results, size):
+    """The generated data's ANDs of a rare term and an unselective part at `size` (None: the
+    largest size of each), each with the rare term's own case (same LiveLog query without the
+    unselective part, at the same size), as (AND case, alone case, the unselective part)."""
+    found = {}
+    for c in results.of("query"):
+        match = AND_PART_CASE.match(c["name"])
+        if match is None or match["dataset"] is not None or (size is not None and c["size"] != size):
+            continue
+        key = match["other"]
+        if key not in found or c["size"] > found[key][0]["size"]:
+            alone = results.find(
+                "query", f"CONTAINS[c] '{match['term']}' ({match['label']}) vs FTS5", c["size"]
+            )
+            found[key] = (c, alone, key)
+    return list(found.values())
+
+
+def and_part_other(other):
+    """An AND case's unselective part with the language named by kind, so that the goal's row is
+    the same whichever language the data's most frequent is."""
+    return re.sub(r"^language == '[^']*'$", "language == (the most frequent)", other)
+
+
+def read_path_goals(results, baseline):
+    """Issue 16: the read path at 1M records, each ratio peer p50 / LiveLog p50."""
+    goals = []
+    for selectivity, threshold in (("common", 2), ("medium", 3)):
+        label = next(
+            (p["label"] for _, p in results.contains_cases() if p["selectivity"] == selectivity),
+            selectivity,
+        )
+        goals.append(
+            checked(
+                16,
+                f"CONTAINS[c] ({label}) ≥ {threshold}x SQLite FTS5 trigram (1M)",
+                results,
+                baseline,
+                lambda r, size, s=selectivity: contains_case(r, s, "FTS5", size),
+                lambda c: f"'{CONTAINS_CASE.match(c['name'])['term']}': {vs_peer(c)}",
+                lambda c, t=threshold: ratio(c) >= t,
+            )
+        )
+    goals.append(
+        checked(
+            16,
+            f"`{BETWEEN_CASE}` ≥ 2x SQLite's B-tree index (1M)",
+            results,
+            baseline,
+            lambda r, size: r.find("query", BETWEEN_CASE, size),
+            vs_peer,
+            lambda c: ratio(c) >= 2,
+        )
+    )
+    goals.append(
+        checked(
+            16,
+            "`name BEGINSWITH[c] 'react'` ≥ 50x SQLite's LIKE scan (1M)",
+            results,
+            baseline,
+            lambda r, size: r.find("query", PREFIX_CASE, size),
+            vs_peer,
+            lambda c: ratio(c) >= 50,
+        )
+    )
+    goals.append(
+        checked(
+            16,
+            "the same beside SQLite's `COLLATE NOCASE` index on `name` (1M)",
+            results,
+            baseline,
+            lambda r, size: r.find("query", PREFIX_NOCASE_CASE, size),
+            vs_peer,
+            None,
+            reported=True,
+        )
+    )
+    goals.append(
+        checked(
+            16,
+            "bytes per record ≤ 1x SQLite's, the log included (1M; LiveLog's whole map in use, SQLite's "
+            "file; the store's `meta` and `catalog` tables count as state)",
+            results,
+            baseline,
+            lambda r, size: (
+                c if (c := r.find("query", INDEXED_INGEST_CASE, size)) and bytes_ratio(c) else None
+            ),
+            bytes_parts,
+            lambda c: bytes_ratio(c) <= 1,
+        )
+    )
+    # An AND of a selective and an unselective part costs about the selective part alone.
+    others = [and_part_other(other) for _, _, other in and_part_cases(results, None)]
+    if not others:
+        goals.append(
+            Goal(
+                16,
+                "rare term AND an unselective part ≤ 2x the rare term alone, LiveLog's p50 (1M)",
+                "no such case in this run",
+                "not measured",
+            )
+        )
+    for shown in others:
+
+        def locate(r, size, shown=shown):
+            """The AND case with its rare term's own case beside it, as `alone`."""
+            return next(
+                (
+                    dict(c, alone=alone)
+                    for c, alone, o in and_part_cases(r, size)
+                    if and_part_other(o) == shown
+                ),
+                None,
+            )
+
+        def describe(c):
+            match = AND_PART_CASE.match(c["name"])
+            text = f"'{match['term']}' AND {match['other']}: {fmt_duration(median(c))}"
+            if c["alone"] is None:
+                return text + ", the rare term alone not measured"
+            return (
+                f"{text}, alone {fmt_duration(median(c['alone']))}: "
+                f"{fmt_number(median(c) / median(c['alone']))}x ({fmt_ratio(ratio(c))} FTS5)"
+            )
+
+        goals.append(
+            checked(
+                16,
+                f"rare term AND `{shown}` ≤ 2x the rare term alone, LiveLog's p50 (1M)",
+                results,
+                baseline,
+                locate,
+                describe,
+                lambda c: c["alone"] is not None and median(c) <= 2 * median(c["alone"]),
+            )
+        )
+    goals.append(held_goal(results, baseline))
+    return goals
+
+
+def write_path_goals(results, baseline):
+    """Issue 17: the write path."""
+    goals = []
+
+    def commit_page(r, size):
+        return r.find("commit", COMMIT_PAGE_CASE, size)
+
+    def real_store(r):
+        """The case on the store of the real fixtures alone: the smallest size it ran at."""
+        cases = [c for c in r.of("commit") if c["name"] == COMMIT_PAGE_CASE]
+        return min(cases, key=lambda c: c["size"]) if cases else None
+
+    text = (
+        "durable page of 30 (15 new, 15 updated) ≥ 1.5x SQLite WAL `synchronous=FULL`, at the store "
+        "of the real fixtures (about 27k records)"
+    )
+    now, before = real_store(results), real_store(baseline) if baseline is not None else None
+    if now is None:
+        measured, status = "no commit scenario in this run", "not measured"
+    else:
+        measured, status = f"{fmt_size(now['size'])} records: {vs_peer(now)}", verdict(ratio(now) >= 1.5)
+    measured += f"; before: {vs_peer(before)}" if before is not None else "; before: not in the baseline"
+    goals.append(Goal(17, text, measured, status))
+    goals.append(
+        checked(
+            17, "the same at 1M records", results, baseline, commit_page, vs_peer, lambda c: ratio(c) >= 1.5
+        )
+    )
+    goals.append(
+        checked(
+            17,
+            "bulk ingest with every index, no fsync, batches of 10,000 ≥ 150,000 records/s (1M)",
+            results,
+            baseline,
+            lambda r, size: r.find("query", INDEXED_INGEST_CASE, size),
+            lambda c: f"{fmt_number(c['notes'].get('LiveLog rows/s', throughput(c)))} records/s",
+            lambda c: c["notes"].get("LiveLog rows/s", throughput(c)) >= 150_000,
+        )
+    )
+    goals.append(
+        checked(
+            17,
+            "durable commit of 1 record ≤ 2x the raw LMDB durable append",
+            results,
+            baseline,
+            lambda r, size: r.find("ingest", "batch 1, durable"),
+            lambda c: (
+                f"LiveLog {fmt_duration(median(c))} vs raw {fmt_duration(median(c, 'peer'))}: "
+                f"{fmt_number(1 / ratio(c))}x the raw time"
+            ),
+            lambda c: median(c) <= 2 * median(c, "peer"),
+        )
+    )
+
+    def replay_rate(c):
+        notes = c.get("notes", {})
+        return notes.get("replay events/s", throughput(c))
+
+    goals.append(
+        checked(
+            17,
+            "replay with every index ≥ 300,000 events/s (1M records)",
+            results,
+            baseline,
+            lambda r, size: replay_case(r, lambda n: n == REPLAY_CASE, size),
+            lambda c: f"{fmt_number(replay_rate(c))} events/s over {fmt_size(c['size'])} events",
+            lambda c: replay_rate(c) >= 300_000,
+        )
+    )
+
+    def as_of_text(c):
+        return f"{fmt_duration(median(c))} ({AS_OF_CASE.match(c['name'])['depth']}% of the log back)"
+
+    goals.append(
+        checked(
+            17,
+            "as-of seed query ≤ 100 ms at any depth: the slowest depth's p50 (1M records)",
+            results,
+            baseline,
+            lambda r, size: worst_as_of(r, "seed query", size),
+            as_of_text,
+            lambda c: median(c) <= 0.1,
+        )
+    )
+    goals.append(
+        checked(
+            17,
+            "as-of top 20 by stars: the slowest depth's p50 (1M records)",
+            results,
+            baseline,
+            lambda r, size: worst_as_of(r, "top 20 by stars", size),
+            as_of_text,
+            None,
+            reported=True,
+        )
+    )
+    goals.append(
+        checked(
+            17,
+            "verify of the replay scenario's store ≤ 5 s (1M records)",
+            results,
+            baseline,
+            lambda r, size: replay_case(r, lambda n: n == VERIFY_CASE, size),
+            lambda c: f"{fmt_duration(median(c))} over {fmt_size(c['size'])} events",
+            lambda c: median(c) <= 5,
+        )
+    )
+    return goals
+
+
+# ---------------------------------------------------------------------------------------------
+# Every query case at 1M against the baseline
+
+
+class Held:
+    """One query case at 1M, before (the baseline) and now."""
+
+    def __init__(self, name, before, now, own_goal):
+        self.name, self.before, self.now, self.own_goal = name, before, now, own_goal
+
+    @property
+    def status(self):
+        if self.now is None or ratio(self.now) is None:
+            return "not measured"
+        if self.before is None or ratio(self.before) is None:
+            return "new"
+        return "held" if ratio(self.now) >= (1 - HOLD_TOLERANCE) * ratio(self.before) else "fell"
+
+
+def has_own_goal(comparison):
+    """Whether an issue-16 goal of its own sets this case a higher mark than holding its ratio."""
+    match = CONTAINS_CASE.match(comparison["name"])
+    if match:
+        selectivity = match["label"].split(",")[0].strip()
+        return (
+            match["dataset"] is None
+            and not match["swift"]
+            and match["peer"] == "FTS5"
+            and selectivity in ("common", "medium")
+        )
+    return comparison["name"] in (BETWEEN_CASE, PREFIX_CASE)
+
+
+def held_cases(results, baseline):
+    """Every query comparison at 1M of the baseline or of this run, in the baseline's order (then
+    this run's new cases), or [] when this run has no 1M query figures."""
+    if baseline is None or not any(c["size"] == MILLION for c in results.of("query")):
+        return []
+    now = {c["name"]: c for c in results.of("query") if c["size"] == MILLION and c.get("peer")}
+    before = {c["name"]: c for c in baseline.of("query") if c["size"] == MILLION and c.get("peer")}
+    names = list(before) + [n for n in now if n not in before]
+    return [
+        Held(n, before.get(n), now.get(n), has_own_goal(now.get(n) or before.get(n))) for n in names
+    ]
+
+
+def held_goal(results, baseline):
+    text = (
+        f"every other query case keeps its ratio or better (1M; within {HOLD_TOLERANCE:.0%} for "
+        "noise, see below)"
+    )
+    if baseline is None or not baseline.comparisons:
+        return Goal(16, text, "no baseline", "not measured")
+    rows = [h for h in held_cases(results, baseline) if not h.own_goal and h.status in ("held", "fell")]
+    if not rows:
+        return Goal(16, text, "this run has no query figures at 1M", "not measured")
+    fell = [h for h in rows if h.status == "fell"]
+    measured = f"{len(rows) - len(fell)} of {len(rows)} held"
+    missing = [
+        h for h in held_cases(results, baseline) if not h.own_goal and h.status == "not measured"
+    ]
+    if missing:
+        measured += f", {len(missing)} of the baseline's not in this run"
+    if fell:
+        measured += "; fell: " + ", ".join(
+            f"{h.name} {fmt_ratio(ratio(h.before))} → {fmt_ratio(ratio(h.now))}" for h in fell
+        )
+    return Goal(16, text, measured, verdict(not fell))
+
+
+def all_goals(results, baseline=None):
+    """Every issue's goals; issues 16 and 17 show the baseline's figure beside this run's."""
     return (
         ingest_goals(results)
         + query_goals(results)
         + changeset_goals(results)
         + live_goals(results)
         + replay_goals(results)
+        + read_path_goals(results, baseline)
+        + write_path_goals(results, baseline)
     )
 
 
@@ -800,6 +1281,51 @@ def make_charts(results, directory):
         axis.set_title("Changesets beside their peers (label: how many times faster)")
         axis.legend(fontsize=7)
         save(figure, "changesets")
+
+    # 5. How throughput grows with the store: indexed ingest (query scenario) and replay (replay
+    # scenario) by records in the store, generated data only, each beside its peer.
+    indexed = sorted(
+        (c for c in results.of("query") if c["name"] == INDEXED_INGEST_CASE), key=lambda c: c["size"]
+    )
+    replays = sorted(
+        (c for c in results.of("replay") if c["name"] == REPLAY_CASE),
+        key=lambda c: records_of(c) or c["size"],
+    )
+    if indexed or replays:
+        figure, axes = plt.subplots(1, 2, figsize=(9, 3.6), squeeze=False)
+        left, right = axes[0]
+        for side, name, colour in (
+            ("ours", "LiveLog", colours["LiveLog"]),
+            ("peer", "SQLite + FTS5 trigram", colours["peer"]),
+        ):
+            if indexed:
+                left.plot(
+                    [c["size"] for c in indexed],
+                    [throughput(c, side) for c in indexed],
+                    marker="o",
+                    color=colour,
+                    label=name,
+                )
+        left.set_title("Indexed ingest (batches of 10,000, no fsync)")
+        left.set_ylabel("records/s (log)")
+        # A replay case is sized in events; its store's records are the x that matches the left.
+        xs = [records_of(c) or c["size"] for c in replays]
+        for side, name, colour in (
+            ("ours", "LiveLog replay, every index", colours["LiveLog"]),
+            ("peer", "LiveLog first-time ingest", "#57606a"),
+        ):
+            if replays and all(c.get(side) for c in replays):
+                right.plot(xs, [throughput(c, side) for c in replays], marker="o", color=colour, label=name)
+        right.set_title("Replay with every index")
+        right.set_ylabel("events/s (log)")
+        log_axes(left, count_axis, [c["size"] for c in indexed])
+        log_axes(right, count_axis, xs)
+        for axis in (left, right):
+            axis.set_xlabel("records in the store (log)")
+            if axis.has_data():
+                axis.legend(fontsize=7)
+        figure.suptitle("Throughput by store size")
+        save(figure, "scaling")
     return written
 
 
@@ -851,7 +1377,110 @@ def noise_summary(results):
     return spreads[len(spreads) // 2], spreads[-1]
 
 
-def render(results, source, output, charts, chart_note):
+def issue_list(goals):
+    """The issues that set goals, as the report names them: 2–6, 16 and 17."""
+    runs = []
+    for n in sorted({g.issue for g in goals}):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    names = []
+    for r in runs:
+        names += [f"{r[0]}–{r[-1]}"] if len(r) > 2 else [str(n) for n in r]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def baseline_section(results, baseline, baseline_path, link):
+    """Every query case at 1M against the baseline: ratio before and now, and whether it held."""
+    lines = ["", "## Against the baseline", ""]
+    if baseline is None:
+        lines += [
+            f"No baseline: `{baseline_path.name}` was not found. `scripts/bench-report.py "
+            "--add-to-baseline RUN.json` makes one from a run of the code to compare with.",
+        ]
+        return lines
+    meta = baseline.metadata
+    description = meta.get("description") or f"a run of commit `{meta.get('commit', 'unknown')}`"
+    dates = sorted({m["date"][:10] for m in meta.get("sources", [meta]) if m.get("date")})
+    scenarios = sorted({c["scenario"] for c in baseline.comparisons})
+    lines += [
+        f"The baseline is {description}: its figures are in [{baseline_path.name}]({link(baseline_path)}) "
+        f"(scenarios {', '.join(scenarios) or 'none'}"
+        f"{'; measured ' + ', '.join(dates) if dates else ''}). The goals of issues "
+        "16 and 17 above show its figure as *before*.",
+    ]
+    # Ratios travel between machines better than times, but not perfectly: say when they differ.
+    machine = lambda m: (m.get("cores"), m.get("cpu"), m.get("memory_bytes"))
+    sources = meta.get("sources", [meta])
+    if all(machine(m) == machine(results.metadata) for m in sources):
+        lines[-1] += " It ran on a machine of the same kind as this run."
+    else:
+        lines[-1] += (
+            " It ran on a different machine from this run (cores, processor or memory differ), so "
+            "even its ratios compare with care."
+        )
+    lines += [""]
+    rows = held_cases(results, baseline)
+    if not rows:
+        lines += [
+            "This run has no query figures at 1M records, so no case is compared with the baseline "
+            "here; `make bench` measures them.",
+        ]
+    else:
+        counts = {s: sum(1 for h in rows if h.status == s) for s in ("held", "fell", "new", "not measured")}
+        lines += [
+            "Every query case at 1M records: its ratio (peer p50 / LiveLog p50) in the baseline and in "
+            f"this run. A case **held** when this run's ratio is at least {1 - HOLD_TOLERANCE:.0%} of "
+            f"the baseline's: the {HOLD_TOLERANCE:.0%} allows for the noise of a machine shared with "
+            "other builds (see each figure's spread in the tables below); it **fell** otherwise. "
+            "*New* cases have no baseline figure. Cases marked *own goal* have a goal of their own "
+            "above (issue 16) and are not counted in its \"every other query case\" goal.",
+            "",
+            f"Summary: {counts['held']} held, {counts['fell']} fell, {counts['new']} new, "
+            f"{counts['not measured']} not measured in this run.",
+            "",
+        ]
+        table_rows = []
+        for h in rows:
+            either = h.now or h.before
+            name = h.name.replace("*", "\\*") + (" (own goal)" if h.own_goal else "")
+            table_rows.append(
+                [
+                    name,
+                    either["peer"]["engine"],
+                    f"{fmt_ratio(ratio(h.before)) if h.before else '–'} → "
+                    f"{fmt_ratio(ratio(h.now)) if h.now else '–'}",
+                    f"{fmt_duration(median(h.before)) if h.before else '–'} → "
+                    f"{fmt_duration(median(h.now)) if h.now else '–'}",
+                    "**fell**" if h.status == "fell" else h.status,
+                ]
+            )
+        lines += table(
+            table_rows,
+            ["case", "peer", "ratio before → now", "LiveLog p50 before → now", "status"],
+            ["---", "---", "---:", "---:", "---"],
+        )
+    commit = meta.get("commit", "COMMIT")
+    lines += [
+        "",
+        "To measure the baseline again, run its scenarios on its commit and put them in the file "
+        "(remove the file first to start afresh; a case measured again replaces the one there):",
+        "",
+        "```sh",
+        f"git worktree add /tmp/livelog-baseline {commit}",
+        "cd /tmp/livelog-baseline/Benchmarks && swift build -c release",
+        ".build/release/livelog-bench --scenario query --sizes 1000000 --json /tmp/query-before.json",
+        ".build/release/livelog-bench --scenario ingest --scenario commit --scenario replay --sizes 1000000 \\",
+        "  --json /tmp/write-before.json",
+        "cd - && scripts/bench-report.py --add-to-baseline /tmp/query-before.json /tmp/write-before.json \\",
+        f"  --describe \"{description}\" --commit {commit}",
+        "```",
+    ]
+    return lines
+
+
+def render(results, source, output, charts, chart_note, baseline=None, baseline_path=None):
     meta = results.metadata
 
     def link(path):
@@ -918,7 +1547,7 @@ def render(results, source, output, charts, chart_note):
     ]
     lines += [f"- {h.label}: **{h.text}**" for h in headline(results)] or ["No comparisons in this run."]
 
-    goals = all_goals(results)
+    goals = all_goals(results, baseline)
     counts = {
         s: sum(1 for g in goals if g.status == s) for s in ("met", "missed", "not measured", "reported")
     }
@@ -926,9 +1555,10 @@ def render(results, source, output, charts, chart_note):
         "",
         "## Goals",
         "",
-        "Each goal of issues 2–6 against this run's figures. Goals are stated at 1M records unless "
-        "the goal says otherwise; a figure from a smaller run is shown for orientation only and the "
-        "goal reads *not measured*.",
+        f"Each goal of issues {issue_list(goals)} against this run's figures. Goals are stated at 1M "
+        "records unless the goal says otherwise; a figure from a smaller run is shown for orientation "
+        "only and the goal reads *not measured*. The goals of issues 16 and 17 also show the "
+        "baseline's figure (*before*; see [Against the baseline](#against-the-baseline)).",
         f"Summary: {counts['met']} met, {counts['missed']} missed, {counts['not measured']} not measured"
         f"{', ' + str(counts['reported']) + ' reported without a threshold' if counts['reported'] else ''}.",
         "",
@@ -940,6 +1570,9 @@ def render(results, source, output, charts, chart_note):
         ],
         ["issue", "goal", "measured", "status"],
         ["---", "---", "---", "---"],
+    )
+    lines += baseline_section(
+        results, baseline, baseline_path or chart_dir_path(output) / "baseline.json", link
     )
 
     lines += [
@@ -976,6 +1609,7 @@ def render(results, source, output, charts, chart_note):
             "ingest": "Ingest throughput: indexed ingest by data size beside SQLite + FTS5, and commit throughput by batch size beside raw LMDB appends (log scales).",
             "live": "Live-query latency by number of live queries, beside re-running every query and diffing its whole result (log scales).",
             "changesets": "Changesets beside the standard library's diff and re-sort + diff (log scale).",
+            "scaling": "Throughput by store size (log scales): indexed ingest records/s beside SQLite + FTS5, and replay events/s with every index beside first-time ingest of the same events.",
         }
         for key, name in charts.items():
             lines += [
@@ -1012,6 +1646,7 @@ def render(results, source, output, charts, chart_note):
         "make bench          # 10k, 100k and 1M records: Docs/benchmarks/results.json",
         "make bench-quick    # 10k records, about two minutes: Docs/benchmarks/results-quick.json",
         "scripts/bench-report.py Docs/benchmarks/results.json   # regenerate this page from a run",
+        "scripts/bench-report.py --add-to-baseline RUN.json     # put a run's cases into baseline.json",
         "cd Benchmarks && swift build -c release && .build/release/livelog-bench --scenario query --sizes 100000",
         "```",
         "",
@@ -1023,10 +1658,10 @@ def chart_dir_path(output):
     return output.parent / "benchmarks"
 
 
-def readme_block(results, report):
+def readme_block(results, report, baseline=None):
     """README's short headline: a few ratios of this run, the goal count, and the link to the report."""
     meta = results.metadata
-    goals = all_goals(results)
+    goals = all_goals(results, baseline)
     met = sum(1 for g in goals if g.status == "met")
     missed = sum(1 for g in goals if g.status == "missed")
     parts = [f"{h.readme} {h.text}" for h in headline(results) if h.readme]
@@ -1048,14 +1683,60 @@ def update_readme(path, text):
         path.write_text(updated)
 
 
+def add_to_baseline(path, runs, description, commit):
+    """Copies the comparisons of `runs` into the baseline at `path` (made when missing); a case
+    (scenario, name, size) measured again replaces the one there. Each run's metadata is kept under
+    `sources`, so that the file says when and where its figures were measured."""
+    document = json.loads(path.read_text()) if path.exists() else {"metadata": {}, "comparisons": []}
+    metadata = document.setdefault("metadata", {})
+    comparisons = document.setdefault("comparisons", [])
+    for run in runs:
+        added = json.loads(run.read_text())
+        keys = {(c["scenario"], c["name"], c["size"]) for c in added.get("comparisons", [])}
+        comparisons[:] = [c for c in comparisons if (c["scenario"], c["name"], c["size"]) not in keys]
+        comparisons.extend(added.get("comparisons", []))
+        source = dict(added.get("metadata", {}))
+        source["scenarios"] = sorted({c["scenario"] for c in added.get("comparisons", [])})
+        sources = metadata.setdefault("sources", [])
+        if source not in sources:  # the same run added again
+            sources.append(source)
+        print(f"added {len(keys)} cases of {run.name} to {os.path.relpath(path)}")
+    if description:
+        metadata["description"] = description
+    if commit:
+        metadata["commit"] = commit
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", nargs="?", type=Path, help="the JSON of a livelog-bench run")
     parser.add_argument("--output", type=Path, default=ROOT / "Docs" / "Benchmarks.md")
     parser.add_argument("--readme", type=Path, default=ROOT / "README.md")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=ROOT / "Docs" / "benchmarks" / "baseline.json",
+        help="the run to compare with (issues 16 and 17); left out when the file does not exist",
+    )
     parser.add_argument("--no-charts", action="store_true", help="write the report without charts")
     parser.add_argument("--no-readme", action="store_true", help="leave README.md alone")
+    parser.add_argument(
+        "--add-to-baseline",
+        nargs="+",
+        type=Path,
+        metavar="RUN",
+        help="copy these runs' comparisons into the baseline file and write no report",
+    )
+    parser.add_argument("--describe", help="with --add-to-baseline: what the baseline measured")
+    parser.add_argument("--commit", help="with --add-to-baseline: the baseline's commit")
     arguments = parser.parse_args()
+
+    baseline_path = arguments.baseline.resolve()
+    if arguments.add_to_baseline:
+        add_to_baseline(baseline_path, arguments.add_to_baseline, arguments.describe, arguments.commit)
+        return
 
     source = arguments.results
     if source is None:
@@ -1067,6 +1748,7 @@ def main():
     source = source.resolve()
     output = arguments.output.resolve()
     results = Results(json.loads(source.read_text()))
+    baseline = Results(json.loads(baseline_path.read_text())) if baseline_path.exists() else None
 
     chart_directory = chart_dir_path(output)
     chart_directory.mkdir(parents=True, exist_ok=True)
@@ -1089,11 +1771,12 @@ def main():
     if not charts and not note:
         note = "this run has no data for them."
 
-    output.write_text(render(results, source, output, charts, note))
+    output.write_text(render(results, source, output, charts, note, baseline, baseline_path))
     print(f"wrote {os.path.relpath(output)}" + (f" and {len(charts)} charts" if charts else " (no charts)"))
     if not arguments.no_readme:
         readme = arguments.readme.resolve()
-        update_readme(readme, readme_block(results, Path(os.path.relpath(output, readme.parent)).as_posix()))
+        report = Path(os.path.relpath(output, readme.parent)).as_posix()
+        update_readme(readme, readme_block(results, report, baseline))
 
 
 if __name__ == "__main__":

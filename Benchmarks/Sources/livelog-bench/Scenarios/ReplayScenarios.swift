@@ -2,20 +2,48 @@ import Foundation
 import LiveLog
 
 extension Scenario {
-  /// Replay with every index beside first-time ingest of the same data, verify, and as-of
-  /// queries at several depths of history beside replaying the prefix and querying it.
+  /// Replay with every index beside first-time ingest of the same data at every size of the run,
+  /// so that the report shows how replay's cost grows with the store; then, at the largest size
+  /// only (they are the slow part), verify and as-of queries at several depths of history beside
+  /// replaying the prefix and querying it.
   static let replay = Scenario(
     name: "replay",
-    summary: "replay throughput vs first-time ingest, verify time, as-of queries at several depths"
+    summary:
+      "replay throughput vs first-time ingest at every size; verify time and as-of queries at several"
+      + " depths at the largest"
   ) { context in
     let generator = try RepositoryGenerator()
-    let size = context.sizes.max() ?? 100_000
+    let sizes = Set(context.sizes).sorted()
+    for size in sizes {
+      try ReplayBenchmark(context: context, generator: generator, size: size).run(
+        history: size == sizes.last)
+    }
+  }
+}
+
+/// The replay scenario at one size: `size` generated records, then updates in batches of 10,000,
+/// a quarter as many as the records (one batch at least).
+private struct ReplayBenchmark {
+  let context: BenchmarkContext
+  let generator: RepositoryGenerator
+  let size: Int
+
+  /// A case's notes with the records its store was built from: the case's size is its number of
+  /// events, which the updates make larger, and the report plots replay against records.
+  private func notes(_ notes: [String: Double]) -> [String: Double] {
+    notes.merging(["records": Double(size)]) { note, _ in note }
+  }
+
+  func run(history: Bool) throws {
     let repositories = generator.generate(count: size, seed: 11)
     var options = StoreOptions()
     options.durability = .noSync
     let directory = try context.freshDirectory("replay-\(size)")
+    // Each size's stores go once measured, so that the smaller ones hold no disk while the next
+    // is built.
+    defer { try? FileManager.default.removeItem(at: directory) }
     let store = try Store(directory: directory.appendingPathComponent("live").path, options: options)
-    // First-time ingest: inserts in batches of 10,000, then a quarter as many updates (stars).
+    // First-time ingest: inserts in batches of 10,000, then the updates (stars).
     let ingestStart = now()
     for start in stride(from: 0, to: size, by: 10_000) {
       try store.write(repositories[start..<min(start + 10_000, size)].map(Mutation.upsert))
@@ -44,10 +72,11 @@ extension Scenario {
           engine: "LiveLog replay", stats: Statistics([replayTime]), itemsPerOperation: Double(events)),
         peer: Figure(
           engine: "first-time ingest", stats: Statistics([ingestTime]), itemsPerOperation: Double(events)),
-        notes: [
+        notes: notes([
           "replay events/s": Double(events) / replayTime, "ingest events/s": Double(events) / ingestTime,
           "digest matches": matches ? 1 : 0,
-        ]))
+        ])))
+    guard history else { return }
 
     let verifyStart = now()
     let report = try store.verify()
@@ -57,7 +86,7 @@ extension Scenario {
         scenario: "replay", name: "verify (log checks, replay, compare)", size: Int(events),
         ours: Figure(
           engine: "LiveLog verify", stats: Statistics([verifyTime]), itemsPerOperation: Double(events)),
-        peer: nil, notes: ["passed": report.passed ? 1 : 0]))
+        peer: nil, notes: notes(["passed": report.passed ? 1 : 0])))
 
     // As-of queries at several depths, beside replaying the prefix and querying it.
     let queries = [
@@ -98,7 +127,7 @@ extension Scenario {
             size: Int(events),
             ours: Figure(engine: "LiveLog as-of", stats: ours, itemsPerOperation: 1),
             peer: peer.map { Figure(engine: "replay prefix + query", stats: $0, itemsPerOperation: 1) },
-            notes: ["rows": Double(count), "lsn": Double(lsn)]))
+            notes: notes(["rows": Double(count), "lsn": Double(lsn)])))
       }
     }
   }
