@@ -50,6 +50,9 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The data file is damaged in a way LMDB does not check (see `DataFileHealth`); `message`
   /// names the damage.
   public var isDamagedFile: Bool { code == LMDBError.damagedFileCode }
+  /// LMDB met a page that is not what the tree says it is (`MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`):
+  /// the data file is damaged where this read went.
+  public var isDamagedPage: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
   /// Another process has the environment open, so it cannot be held exclusively (`ExclusiveAccess`).
   public var isInUse: Bool { code == LMDBError.inUseCode }
 

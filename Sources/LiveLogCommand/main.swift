@@ -176,7 +176,7 @@ func run() -> Int32 {
     return error.status
   } catch {
     output.flush()
-    printError("error: \(error)")
+    printError("error: \(FaultReport.message(error, storePath: storePath))")
     return 1
   }
 }

@@ -97,21 +97,25 @@ enum StateContent {
     let width = collection.orderedWidths
     for (row, view) in zip(recent.rows, recent.entries) where !view.isDeleted {
       guard onlyRow == nil || onlyRow == row else { continue }
-      let entries = try view.entries(width: width)
-      var index = 0
-      while index < entries.trigrams.count {
-        let code = UInt32(truncatingIfNeeded: entries.trigrams[index] >> 32)
-        var positions: [UInt32] = []
-        while index < entries.trigrams.count && UInt32(truncatingIfNeeded: entries.trigrams[index] >> 32) == code {
-          positions.append(UInt32(truncatingIfNeeded: entries.trigrams[index]))
-          index += 1
-        }
-        try body(IndexEntry(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: row, positions: positions))
+      // What the recent row holds: its codes (with the positions its record gives them, since it
+      // keeps none), terms and ordered values. A code, term or value it lacks or holds wrongly
+      // reads differently from the entries a replay builds.
+      let record = try collection.entries(
+        of: try collection.record(at: UInt64(row), lsn: view.lsn, txn), row: UInt64(row))
+      var positions: [UInt32: [UInt32]] = [:]
+      for posting in record.trigrams {
+        positions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(UInt32(truncatingIfNeeded: posting))
       }
-      for term in entries.terms { try body(IndexEntry(kind: .term, key: term, row: row, positions: [])) }
-      for entry in entries.ordered {
-        var key: [UInt8] = [entry.field]
-        entry.key.append(to: &key, width: Int(entry.width))
+      for index in 0..<view.trigramCount {
+        let code = view.code(index)
+        try body(IndexEntry(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: row, positions: positions[code] ?? []))
+      }
+      try view.forEachTerm { try body(IndexEntry(kind: .term, key: Array($0), row: row, positions: [])) }
+      for index in 0..<view.orderedCount {
+        let slot = view.orderedField(index)
+        guard let value = view.orderedKey(field: slot) else { continue }
+        var key: [UInt8] = [slot]
+        value.append(to: &key, width: width(slot))
         try body(IndexEntry(kind: .ordered, key: key, row: row, positions: []))
       }
     }

@@ -48,7 +48,7 @@ struct IndexReader<Txn: ReadableTransaction> {
       case .term: matching = try recent.rows { try $0.hasTerm(key) }
       case .trigram:
         let code = key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        matching = recent.rows { !$0.positions(of: code).isEmpty }
+        matching = recent.rows { $0.has(code) }
       case .ordered: matching = []
       }
       rows = recent.overlay(rows, matching: matching)
@@ -92,17 +92,19 @@ struct IndexReader<Txn: ReadableTransaction> {
   // MARK: Positions
 
   /// The rows whose `[cd]`-folded text of `field` holds `pattern` (already `[cd]`-folded, at
-  /// least 3 bytes) — at its start when `anchored` — decided by trigram positions alone.
+  /// least 3 bytes) — at its start when `anchored` — decided by trigram positions alone; and,
+  /// among them, the recent rows (`unsure`), which keep their trigrams without positions and
+  /// are checked against their records.
   ///
   /// The trigrams at offsets 0, 3, 6, … and the last one cover every byte of the pattern, so a
   /// row holds the pattern at `s` exactly when each of them sits at `s` plus its offset: the
   /// lists become sets of `row << 32 | start` and intersect.
-  func rows(containing pattern: [UInt8], field: Field, anchored: Bool) throws -> [Row] {
+  func rows(containing pattern: [UInt8], field: Field, anchored: Bool) throws -> (rows: [Row], unsure: [Row]) {
     let offsets = TrigramPostings.coveringOffsets(count: pattern.count)
     let codes = offsets.map {
       IndexKeys.trigramCode(field: field.position, pattern[$0], pattern[$0 + 1], pattern[$0 + 2])
     }
-    var rows = try withIndex { cursor -> [Row] in
+    let rows = try withIndex { cursor -> [Row] in
       var rows: [Row] = []
       for segment in directory.starts {
         // Smallest list of this segment first: it bounds the starts.
@@ -132,23 +134,9 @@ struct IndexReader<Txn: ReadableTransaction> {
       }
       return rows
     }
-    if !recent.isEmpty {
-      let matching = recent.rows { entry in
-        var starts: [UInt64]?
-        for (index, code) in codes.enumerated() {
-          let offset = UInt32(offsets[index])
-          let list = entry.positions(of: code).compactMap { position -> UInt64? in
-            if anchored { return position == offset ? 0 : nil }
-            return position >= offset ? UInt64(position - offset) : nil
-          }
-          starts = starts.map { StartSet.intersection($0, list) } ?? list
-          if starts?.isEmpty == true { return false }
-        }
-        return !(starts ?? []).isEmpty
-      }
-      rows = recent.overlay(rows, matching: matching)
-    }
-    return rows
+    guard !recent.isEmpty else { return (rows, []) }
+    let candidates = recent.rows { entry in codes.allSatisfy { entry.has($0) } }
+    return (recent.overlay(rows, matching: candidates), candidates)
   }
 
   /// Rows whose text of `field` a `[d]` fold changes: a `[c]` match of theirs found by

@@ -208,13 +208,13 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .trigrams(_, let codes):
       found = .unsure(try indexes.rows(holdingAll: codes, limit: Self.estimateLimit))
     case .substring(let field, let pattern, let anchored, let check):
-      let rows = try indexes.rows(containing: pattern, field: field, anchored: anchored)
+      let (rows, recent) = try indexes.rows(containing: pattern, field: field, anchored: anchored)
       switch check {
-      case .none: found = .exact(rows)
+      case .none: found = .rows(rows, unsure: recent)
       case .all: found = .unsure(rows)
       case .unplainRows:
         let unplain = rows.isEmpty ? [] : try indexes.unplainRows(of: field)
-        found = .rows(rows, unsure: RowSet.intersection(rows, unplain))
+        found = .rows(rows, unsure: RowSet.union(recent, RowSet.intersection(rows, unplain)))
       }
     case .terms(_, let prefixes, _):
       found = .exact(RowSet.union(try prefixes.map { try indexes.rows(of: $0, kind: .term) }))

@@ -63,7 +63,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
       "\(path) is read-only (opened for reading, or its files are not writable by this user): "
         + "writes need write access to the store directory and its files; nothing was written"
     case .corruptEvent(let lsn, let reason):
-      "event \(lsn) of the log is corrupt: \(reason). Restore from a backup or an export"
+      "event \(lsn) of the log is damaged: \(reason). The log holds the only copy of its record: "
+        + "copy every intact event into a new store with `livelog salvage --into DIR`, or restore from a "
+        + "backup or an export"
     case .corruptState(let reason):
       "the materialized state is corrupt: \(reason). Rebuild it from the log with `livelog replay --in-place`"
     case .lsnOutOfRange(let requested, let version):

@@ -28,11 +28,12 @@ extension StoredCollection {
     var directory = try self.directory(txn)
     var touched: [Row: FoldedRow] = [:]
     let recent = try RecentRows.load(self, txn)
-    let width = orderedWidths
     for (row, entry) in zip(recent.rows, recent.entries) {
+      // A new row's entries come from its record: the recent rows keep no positions.
       touched[row] = FoldedRow(
         lsn: entry.lsn, key: Array(entry.key), isDeleted: entry.isDeleted, isNew: entry.isNew,
-        entries: entry.isNew && !entry.isDeleted ? try entry.entries(width: width) : nil)
+        entries: entry.isNew && !entry.isDeleted
+          ? try entries(of: try record(at: UInt64(row), lsn: entry.lsn, txn), row: UInt64(row)) : nil)
     }
     for change in changes {
       let row = Row(change.row)

@@ -51,12 +51,16 @@ let watchCommand = Command(
     let failure = Mutex<String?>(nil)
     let token = try collection.objects(in: store).with(query).observe(
       keyPaths: keyPaths, since: from, coalescing: false, on: printer,
-      onError: { error in failure.withLock { $0 = "the live query stopped: \(error)" } }
+      onError: { error in
+        failure.withLock {
+          $0 = "the live query stopped: \(FaultReport.message(error, storePath: context.storePath))"
+        }
+      }
     ) { change in
       do {
         try printChange(change, format: format, withIDs: withIDs, to: output)
       } catch {
-        failure.withLock { $0 = "\(error)" }
+        failure.withLock { $0 = FaultReport.message(error, storePath: context.storePath) }
       }
     }
     defer { token.invalidate() }

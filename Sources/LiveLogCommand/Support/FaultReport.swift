@@ -16,12 +16,24 @@ import LMDB
 /// mapping of a `data.mdb` is reported as damage, and the process exits 1. A fault anywhere else
 /// is a bug and still kills the process, as it should.
 enum FaultReport {
+  /// What to do about a damaged data file.
+  static func nextSteps(_ store: String) -> String {
+    "Nothing was changed. `livelog --store \(store) verify` describes the damage; `livelog --store "
+      + "\(store) salvage --into NEW` rebuilds a store in NEW from every intact event of the log."
+  }
+
+  /// The message of an error, with what to do when it is a damaged page LMDB met (not a fault,
+  /// an error it returned).
+  static func message(_ error: any Error, storePath: String) -> String {
+    guard let error = error as? LMDBError, error.isDamagedPage else { return "\(error)" }
+    let store = TerminalSafe.escaped(storePath)
+    return "\(store)/data.mdb is damaged: \(error). \(nextSteps(store))"
+  }
+
   /// Installs the handlers for a command on the store at `storePath`.
   static func install(storePath: String) {
     let store = TerminalSafe.escaped(storePath)
-    let next =
-      "Nothing was changed. `livelog --store \(store) verify` describes the damage; `livelog --store "
-      + "\(store) salvage --into NEW` rebuilds a store in NEW from every intact event of the log.\n"
+    let next = nextSteps(store) + "\n"
     LMDBAssertion.setHandler { text in
       printError(
         "error: \(store)/data.mdb is damaged: LMDB's own check failed while reading it (\(text)). \(next)")

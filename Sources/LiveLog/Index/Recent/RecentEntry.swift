@@ -6,12 +6,15 @@
 /// lsn       varint: the current version's upsert event (0 for a deleted row)
 /// key       varint length, the key's bytes (as the keys database stores them)
 /// when not deleted:
-///   trigrams  varint count, then count × UInt64 LE: code << 32 | position, ascending
+///   trigrams  varint count, then count × UInt32 LE: the distinct codes, ascending
 ///   terms     varint count, then each: varint length, bytes; ascending
 ///   ordered   varint count, then each: field UInt8, flag UInt8, high UInt64 LE, low UInt32 LE
 /// ```
 ///
-/// Trigrams are fixed-width so that a lookup finds a code by binary search in place.
+/// Trigrams are the codes alone, fixed-width, so that a lookup finds one by binary search in
+/// place: a row that has every trigram of a pattern is checked against its record, and a fold
+/// reads each row's full entries from its record. Positions would take most of an entry's bytes
+/// for what a handful of recent rows' checks cost.
 struct RecentEntry {
   var isDeleted: Bool
   var isNew: Bool
@@ -23,14 +26,15 @@ struct RecentEntry {
     isDeleted: Bool, isNew: Bool, lsn: UInt64, key: UnsafeRawBufferPointer, entries: IndexEntries?
   ) -> [UInt8] {
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(32 + (entries?.trigrams.count ?? 0) * 8)
+    bytes.reserveCapacity(32 + (entries?.trigrams.count ?? 0) * 4)
     bytes.append((isDeleted ? 1 : 0) | (isNew ? 2 : 0))
     PageBytes.appendVarint(lsn, to: &bytes)
     PageBytes.appendVarint(UInt64(key.count), to: &bytes)
     bytes.append(contentsOf: key)
     guard !isDeleted, let entries else { return bytes }
-    PageBytes.appendVarint(UInt64(entries.trigrams.count), to: &bytes)
-    for posting in entries.trigrams { withUnsafeBytes(of: posting.littleEndian) { bytes.append(contentsOf: $0) } }
+    let codes = entries.trigramCodes
+    PageBytes.appendVarint(UInt64(codes.count), to: &bytes)
+    for code in codes { withUnsafeBytes(of: code.littleEndian) { bytes.append(contentsOf: $0) } }
     PageBytes.appendVarint(UInt64(entries.terms.count), to: &bytes)
     for term in entries.terms {
       PageBytes.appendVarint(UInt64(term.count), to: &bytes)
@@ -52,7 +56,7 @@ struct RecentEntry {
     let isNew: Bool
     let lsn: UInt64
     let key: UnsafeRawBufferPointer
-    /// `count` UInt64 LE postings.
+    /// `trigramCount` UInt32 LE codes.
     let trigrams: UnsafeRawBufferPointer
     let trigramCount: Int
     let terms: UnsafeRawBufferPointer
@@ -79,7 +83,7 @@ struct RecentEntry {
         return
       }
       trigramCount = try reader.count()
-      trigrams = try reader.take(trigramCount * 8)
+      trigrams = try reader.take(trigramCount * 4)
       termCount = try reader.count()
       let termStart = reader.offset
       for _ in 0..<termCount { _ = try reader.take(try reader.count()) }
@@ -89,27 +93,21 @@ struct RecentEntry {
       guard reader.isAtEnd else { throw PageDamage("a recent row has bytes after its entries") }
     }
 
-    func trigram(_ index: Int) -> UInt64 {
-      UInt64(littleEndian: trigrams.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+    func code(_ index: Int) -> UInt32 {
+      UInt32(littleEndian: trigrams.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
     }
 
-    /// The positions of `code`, ascending (empty when the row lacks it).
-    func positions(of code: UInt32) -> [UInt32] {
-      let target = UInt64(code) << 32
+    /// Whether the row's text has the trigram `code`.
+    func has(_ code: UInt32) -> Bool {
       var low = 0
       var high = trigramCount
       while low < high {
         let middle = (low + high) / 2
-        if trigram(middle) < target { low = middle + 1 } else { high = middle }
+        let found = self.code(middle)
+        if found == code { return true }
+        if found < code { low = middle + 1 } else { high = middle }
       }
-      var positions: [UInt32] = []
-      while low < trigramCount {
-        let posting = trigram(low)
-        guard posting >> 32 == UInt64(code) else { break }
-        positions.append(UInt32(truncatingIfNeeded: posting))
-        low += 1
-      }
-      return positions
+      return false
     }
 
     /// Calls `body` with each term prefix.
@@ -126,6 +124,9 @@ struct RecentEntry {
       return found
     }
 
+    /// The field of the `index`-th ordered value.
+    func orderedField(_ index: Int) -> UInt8 { ordered[index * 14] }
+
     /// The ordered value of field `slot`, if the entry has one.
     func orderedKey(field slot: UInt8) -> OrderedKey? {
       for index in 0..<orderedCount {
@@ -137,21 +138,6 @@ struct RecentEntry {
           low: UInt32(littleEndian: ordered.loadUnaligned(fromByteOffset: offset + 10, as: UInt32.self)))
       }
       return nil
-    }
-
-    /// Every entry, decoded (for a fold); `width` gives each ordered field's key width.
-    func entries(width: (UInt8) -> Int) throws -> IndexEntries {
-      var result = IndexEntries()
-      result.trigrams.reserveCapacity(trigramCount)
-      for index in 0..<trigramCount { result.trigrams.append(trigram(index)) }
-      try forEachTerm { result.terms.append(Array($0)) }
-      for index in 0..<orderedCount {
-        let offset = index * 14
-        let field = ordered[offset]
-        let key = orderedKey(field: field) ?? .null
-        result.ordered.append(OrderedEntry(field: field, key: key, row: 0, width: width(field)))
-      }
-      return result
     }
   }
 }

@@ -11,11 +11,12 @@
 ///             positions as varint(position - previous) each
 /// ```
 ///
-/// A list fits in one page, anywhere in it, or starts a page of its own and runs on into the
-/// following pages, each continuing it as their first entry. So a list whose key is a page's first
-/// entry starts there, and any other list lies wholly inside the page before the first page whose
-/// key passes it: a lookup reads one or two pages, plus the continuations of a long list. The
-/// offsets let a lookup find a key in a page by binary search, and reach the last entry at once.
+/// A list is one entry, or several consecutive entries of the same key — its parts, in row
+/// order — which may run from the end of one page into the following ones: a merge of segments
+/// joins two lists by copying their parts (only the first row of the second's parts is written
+/// again, against the new segment's start), and a list too long for a page is split into parts.
+/// A lookup finds the first part by binary search (the offsets reach any entry at once) in the
+/// page before the first page whose key passes the key, then reads on while the key holds.
 enum PostingPage {
   /// Bytes a page holds before a new one starts: one LMDB overflow page (4,096 bytes less its
   /// 16-byte header), so a page costs exactly one page of the data file.
@@ -69,17 +70,15 @@ enum PostingPage {
       return Entry(key: key, rowCount: rowCount, rows: rows, positions: positions)
     }
 
-    /// The entry whose key is `key`, found by binary search.
-    func find(_ key: UnsafeRawBufferPointer) throws -> Int? {
+    /// The first entry whose key is at least `key`, found by binary search (`count` when none).
+    func lowerBound(_ key: UnsafeRawBufferPointer) throws -> Int {
       var low = 0
       var high = count
       while low < high {
         let middle = (low + high) / 2
-        let order = ByteOrder.compare(try self.key(middle), key)
-        if order == 0 { return middle }
-        if order < 0 { low = middle + 1 } else { high = middle }
+        if ByteOrder.compare(try self.key(middle), key) < 0 { low = middle + 1 } else { high = middle }
       }
-      return nil
+      return low
     }
   }
 
@@ -136,19 +135,19 @@ enum PostingPage {
     }
   }
 
-  /// Every row of the entry with its positions (empty for term pages), for edits and digests.
-  static func decode(_ entry: Entry, segment: Row, positional: Bool) throws -> [(Row, [UInt32])] {
-    var rows: [Row] = []
-    rows.reserveCapacity(entry.rowCount)
+  /// Appends every row of the entry to `rows` and, for trigram pages, its positions to
+  /// `positions` with `bounds` marking where each row's end (`bounds` starts with a 0).
+  static func decode(
+    _ entry: Entry, segment: Row, positional: Bool, rows: inout [Row], bounds: inout [Int],
+    positions: inout [UInt32]
+  ) throws {
+    let first = rows.count
     try appendRows(of: entry, segment: segment, to: &rows)
-    guard positional else { return rows.map { ($0, []) } }
+    guard positional else { return }
     var reader = PageReader(entry.positions, at: 0)
-    var result: [(Row, [UInt32])] = []
-    result.reserveCapacity(rows.count)
-    for row in rows {
+    for _ in first..<rows.count {
       let head = try reader.varint()
       var position = head >> 1
-      var list: [UInt32] = []
       let extra = head & 1 != 0 ? try reader.varint() : 0
       guard extra < UInt64(entry.positions.count) else { throw PageDamage("a posting claims too many positions") }
       for index in 0...extra {
@@ -158,12 +157,21 @@ enum PostingPage {
           position += gap
         }
         guard position <= UInt64(UInt32.max) else { throw PageDamage("a trigram position past 2^32") }
-        list.append(UInt32(position))
+        positions.append(UInt32(position))
       }
-      result.append((row, list))
+      bounds.append(positions.count)
     }
     guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last position") }
-    return result
+  }
+
+  /// Every row of the entry with its positions (empty for term pages): for digests and checks.
+  static func decode(_ entry: Entry, segment: Row, positional: Bool) throws -> [(Row, [UInt32])] {
+    var rows: [Row] = []
+    var bounds: [Int] = [0]
+    var positions: [UInt32] = []
+    try decode(entry, segment: segment, positional: positional, rows: &rows, bounds: &bounds, positions: &positions)
+    guard positional else { return rows.map { ($0, []) } }
+    return rows.indices.map { (rows[$0], Array(positions[bounds[$0]..<bounds[$0 + 1]])) }
   }
 
   /// Appends the encoding of one row's positions (ascending, at least one).

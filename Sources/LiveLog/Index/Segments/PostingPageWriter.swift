@@ -12,7 +12,7 @@ struct PostingListSource {
 }
 
 /// Lays posting lists out in pages (`PostingPage`), in the order they are added, which must be
-/// the order of their keys.
+/// the order of their keys (and, for one key, of its rows).
 struct PostingPageWriter {
   let segment: Row
   let kind: IndexKind
@@ -33,24 +33,37 @@ struct PostingPageWriter {
 
   private var pageSize: Int { 2 + 2 * offsets.count + entries.count }
 
-  /// Adds a list: whole to the current page if it fits there, else from a page of its own on.
+  /// Adds a list, filling the current page and going on into new ones as parts.
   mutating func add(key: [UInt8], _ source: PostingListSource) {
     var start = 0
     let count = source.rows.count
     while start < count {
+      // A sliver of room would make a part that is mostly header.
+      if !offsets.isEmpty && PostingPage.capacity - pageSize < 64 { flush() }
       let room = PostingPage.capacity - pageSize - 2
       let taken = encode(key: key, source, from: start, room: room, atLeastOne: offsets.isEmpty)
-      if start + taken == count {
-        append(key: key, firstRow: source.rows[start], rowCount: taken)
-        start = count
-      } else if !offsets.isEmpty {
+      guard taken > 0 else {
         flush()
-      } else {
-        append(key: key, firstRow: source.rows[start], rowCount: taken)
-        flush()
-        start += taken
+        continue
       }
+      append(key: key, firstRow: source.rows[start], rowCount: taken)
+      start += taken
+      if start < count { flush() }
     }
+  }
+
+  /// Adds a part already encoded — rows against this writer's segment start — as it is: how a
+  /// merge copies lists without decoding them.
+  mutating func addPart(
+    key: [UInt8], firstRow: Row, rowCount: Int, rows: UnsafeRawBufferPointer, positions: UnsafeRawBufferPointer
+  ) {
+    rowBytes.removeAll(keepingCapacity: true)
+    rowBytes.append(contentsOf: rows)
+    positionBytes.removeAll(keepingCapacity: true)
+    positionBytes.append(contentsOf: positions)
+    let size = headerSize(key: key, rowCount: rowCount) + rowBytes.count + positionBytes.count
+    if !offsets.isEmpty && pageSize + 2 + size > PostingPage.capacity { flush() }
+    append(key: key, firstRow: firstRow, rowCount: rowCount)
   }
 
   /// Encodes rows from `start` into `rowBytes` and `positionBytes` while the entry stays within

@@ -50,29 +50,48 @@ struct SegmentEditor {
   private func applyUnit(_ edits: [PostingEdit], from start: Int) throws -> Int {
     let kind = edits[start].kind
     let positional = kind == .trigram
-    // The unit: the pages a list of this key is in or goes into, and the key after them.
+    // The unit: the pages a list of this key is in or goes into, with every part of each list
+    // they hold (parts may run across pages), and the key after them.
     let (pageKeys, lists, limit) = try txn.withCursor(index) {
       cursor -> ([[UInt8]], [(key: [UInt8], postings: [(Row, [UInt32])])], [UInt8]?) in
-      let target = IndexPageKey.make(segment: segment, kind: kind, entryKey: edits[start].key, row: 0)
-      var found = try cursor.seek(atLeast: target)
-      var first: Entry?
-      if let page = found, IndexPageKey.belongs(page.key, segment: segment, kind: kind),
-        ByteOrder.compare(IndexPageKey.entryKey(of: page.key), edits[start].key) == 0
-      {
-        first = page
-      } else if let before = found == nil ? try cursor.last() : try cursor.previous(),
+      let key = edits[start].key
+      let target = IndexPageKey.make(segment: segment, kind: kind, entryKey: key, row: 0)
+      let found = try cursor.seek(atLeast: target)
+      let foundKey = found.flatMap { IndexPageKey.belongs($0.key, segment: segment, kind: kind) ? Array($0.key) : nil }
+      // Start at the page before the first page past the key when the key falls in it (its
+      // parts may begin there) or after it with no page beginning with the key (it goes at its
+      // end); else at the first page past the key.
+      var first: [UInt8]?
+      if let before = found == nil ? try cursor.last() : try cursor.previous(),
         IndexPageKey.belongs(before.key, segment: segment, kind: kind)
       {
-        first = before
+        let view = try PostingPage.View(before.value, positional: positional)
+        let reachesKey = key.withUnsafeBytes { wanted in
+          ((try? view.key(view.count - 1)).map { ByteOrder.compare($0, wanted) >= 0 }) ?? true
+        }
+        let foundStartsWithKey = foundKey.map { page in
+          page.withUnsafeBytes { ByteOrder.compare(IndexPageKey.entryKey(of: $0), key) == 0 }
+        } ?? false
+        first = reachesKey || !foundStartsWithKey ? Array(before.key) : foundKey
       } else {
-        found = try cursor.seek(atLeast: target)
-        if let page = found, IndexPageKey.belongs(page.key, segment: segment, kind: kind) { first = page }
+        first = foundKey
+      }
+      guard var startKey = first else { return ([], [], nil) }
+      // Back while the start page goes on with the list the page before it ends with.
+      while true {
+        guard let startPage = try cursor.seek(atLeast: startKey),
+          let before = try cursor.previous(), IndexPageKey.belongs(before.key, segment: segment, kind: kind)
+        else { break }
+        let view = try PostingPage.View(before.value, positional: positional)
+        let lastKey = try view.key(view.count - 1)
+        guard ByteOrder.compare(lastKey, IndexPageKey.entryKey(of: startPage.key)) == 0 else { break }
+        startKey = Array(before.key)
       }
       var keys: [[UInt8]] = []
       var lists: [(key: [UInt8], postings: [(Row, [UInt32])])] = []
-      var page = first
+      var page = try cursor.seek(atLeast: startKey)
       while let current = page, IndexPageKey.belongs(current.key, segment: segment, kind: kind) {
-        // A page joins the unit when it continues the unit's last list.
+        // A page joins the unit when it goes on with the unit's last list.
         if !keys.isEmpty {
           guard let last = lists.last,
             ByteOrder.compare(IndexPageKey.entryKey(of: current.key), last.key) == 0
@@ -91,8 +110,9 @@ struct SegmentEditor {
         }
         page = try cursor.next()
       }
-      let limit: [UInt8]? =
-        page.flatMap { IndexPageKey.belongs($0.key, segment: segment, kind: kind) ? Array(IndexPageKey.entryKey(of: $0.key)) : nil }
+      let limit: [UInt8]? = page.flatMap {
+        IndexPageKey.belongs($0.key, segment: segment, kind: kind) ? Array(IndexPageKey.entryKey(of: $0.key)) : nil
+      }
       return (keys, lists, limit)
     }
     var merged = lists

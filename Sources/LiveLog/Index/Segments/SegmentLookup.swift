@@ -2,36 +2,45 @@ import LMDB
 
 /// Finding entries in one segment's pages of the `index` database.
 enum SegmentLookup {
-  /// Calls `body` with each page part of the posting list `key` in `segment`, in row order (one
-  /// part, or the parts of a list that runs over several pages). `cursor` is moved.
+  /// Calls `body` with each part of the posting list `key` in `segment`, in row order: the
+  /// list's entries, from the page before the first page whose key passes `key` (where a list
+  /// may start) on through the pages that go on with it. `cursor` is moved.
   static func forEachPart(
     of key: [UInt8], kind: IndexKind, segment: Row, cursor: inout Cursor,
     _ body: (PostingPage.Entry) throws -> Void
   ) throws {
     let positional = kind == .trigram
     let target = IndexPageKey.make(segment: segment, kind: kind, entryKey: key, row: 0)
-    var found = try cursor.seek(atLeast: target)
-    if let page = found, IndexPageKey.belongs(page.key, segment: segment, kind: kind),
-      ByteOrder.compare(IndexPageKey.entryKey(of: page.key), key) == 0
+    let found = try cursor.seek(atLeast: target)
+    var page: Entry?
+    // The page before: the list's first parts may be its last entries.
+    if let before = found == nil ? try cursor.last() : try cursor.previous(),
+      IndexPageKey.belongs(before.key, segment: segment, kind: kind)
     {
-      // The list starts this page, and may run on into the next ones.
-      while let current = found, IndexPageKey.belongs(current.key, segment: segment, kind: kind),
-        ByteOrder.compare(IndexPageKey.entryKey(of: current.key), key) == 0
-      {
-        let view = try PostingPage.View(current.value, positional: positional)
-        try body(try view.entry(0))
-        // A list that goes on past its page is the page's only entry.
-        guard view.count == 1 else { return }
-        found = try cursor.next()
+      let view = try PostingPage.View(before.value, positional: positional)
+      var index = try key.withUnsafeBytes { try view.lowerBound($0) }
+      while index < view.count {
+        let entry = try view.entry(index)
+        guard ByteOrder.compare(entry.key, key) == 0 else { return }
+        try body(entry)
+        index += 1
       }
-      return
+      page = found == nil ? nil : try cursor.next()
+    } else if found != nil {
+      page = try cursor.seek(atLeast: target)
     }
-    // Otherwise the list, if there is one, lies inside the page before.
-    let previous = found == nil ? try cursor.last() : try cursor.previous()
-    guard let page = previous, IndexPageKey.belongs(page.key, segment: segment, kind: kind) else { return }
-    let view = try PostingPage.View(page.value, positional: positional)
-    let index: Int? = try key.withUnsafeBytes { try view.find($0) }
-    if let index { try body(try view.entry(index)) }
+    // The pages that begin with the list, while it runs to their ends.
+    while let current = page, IndexPageKey.belongs(current.key, segment: segment, kind: kind),
+      ByteOrder.compare(IndexPageKey.entryKey(of: current.key), key) == 0
+    {
+      let view = try PostingPage.View(current.value, positional: positional)
+      for index in 0..<view.count {
+        let entry = try view.entry(index)
+        guard ByteOrder.compare(entry.key, key) == 0 else { return }
+        try body(entry)
+      }
+      page = try cursor.next()
+    }
   }
 
   /// Rows in the list `key` of `segment`, from the page headers alone.

@@ -2,49 +2,48 @@ import LMDB
 
 /// Joins two adjacent segments — the last two of the `index` database — into one that starts
 /// where the first did. The first's rows all come before the second's, so each posting list of
-/// the result is the first's list followed by the second's, and ordered entries merge as two
-/// sorted runs.
+/// the result is the first's parts followed by the second's: parts are copied as they are stored,
+/// but for the first row of each of the second's parts, written again against the new start.
+/// Small parts of one list are joined into one (decoded and encoded again), so that a list merged
+/// many times does not become a chain of tiny parts. Ordered entries merge as two sorted runs.
 struct SegmentMerger {
   let index: Database
   let txn: WriteTransaction
 
-  /// One posting list of a segment, decoded: rows and, for trigrams, their positions.
-  struct List {
-    var key: [UInt8]
-    var rows: [Row] = []
-    var bounds: [Int] = [0]
-    var positions: [UInt32] = []
+  /// Parts smaller than this are joined with their neighbours of the same list.
+  static let smallPart = 160
+
+  /// One stored part of a posting list, pointing into the map (valid while the merge reads:
+  /// it writes only once every part is read).
+  struct Part {
+    var key: UnsafeRawBufferPointer
+    var segment: Row
+    var entry: PostingPage.Entry
   }
 
   func merge(_ first: Row, _ second: Row) throws {
     var pages: [(key: [UInt8], value: [UInt8])] = []
     for kind in [IndexKind.trigram, .term] {
-      let a = try lists(of: first, kind: kind)
-      let b = try lists(of: second, kind: kind)
+      let a = try parts(of: first, kind: kind)
+      let b = try parts(of: second, kind: kind)
       var writer = PostingPageWriter(segment: first, kind: kind)
+      var pending = Pending()
       var i = 0
       var j = 0
       while i < a.count || j < b.count {
-        let order = i == a.count ? 1 : j == b.count ? -1 : TextMatching.compare(a[i].key, b[j].key)
-        var list: List
-        if order < 0 {
-          list = a[i]
+        let order = i == a.count ? 1 : j == b.count ? -1 : ByteOrder.compare(a[i].key, b[j].key)
+        let part: Part
+        if order <= 0 {
+          part = a[i]
           i += 1
-        } else if order > 0 {
-          list = b[j]
-          j += 1
         } else {
-          list = a[i]
-          let offset = list.positions.count
-          list.rows.append(contentsOf: b[j].rows)
-          list.positions.append(contentsOf: b[j].positions)
-          list.bounds.append(contentsOf: b[j].bounds.dropFirst().map { $0 + offset })
-          i += 1
+          part = b[j]
           j += 1
         }
-        Self.write(list, kind: kind, to: &writer)
+        try add(part, to: &writer, pending: &pending, start: first, positional: kind == .trigram)
         pages.append(contentsOf: writer.takePages())
       }
+      pending.flush(into: &writer, positional: kind == .trigram)
       writer.flush()
       pages.append(contentsOf: writer.takePages())
     }
@@ -79,50 +78,87 @@ struct SegmentMerger {
     for (key, value) in pages { try txn.put(index, key, value, flags: .append) }
   }
 
-  static func write(_ list: List, kind: IndexKind, to writer: inout PostingPageWriter) {
-    list.rows.withUnsafeBufferPointer { rows in
-      list.bounds.withUnsafeBufferPointer { bounds in
-        list.positions.withUnsafeBufferPointer { positions in
+  /// Small parts of one list, decoded, waiting to be written as one.
+  struct Pending {
+    var key: [UInt8] = []
+    var rows: [Row] = []
+    var bounds: [Int] = [0]
+    var positions: [UInt32] = []
+
+    mutating func flush(into writer: inout PostingPageWriter, positional: Bool) {
+      guard !rows.isEmpty else { return }
+      SegmentMerger.write(key: key, rows: rows, bounds: bounds, positions: positions, positional: positional, to: &writer)
+      rows.removeAll(keepingCapacity: true)
+      bounds.removeAll(keepingCapacity: true)
+      bounds.append(0)
+      positions.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Writes one part into the merged segment: a small one joins the pending parts of its list,
+  /// a large one is copied (after the pending ones), its first row rebased on `start`.
+  private func add(
+    _ part: Part, to writer: inout PostingPageWriter, pending: inout Pending, start: Row, positional: Bool
+  ) throws {
+    let key = Array(part.key)
+    if !pending.rows.isEmpty && pending.key != key { pending.flush(into: &writer, positional: positional) }
+    if part.entry.rows.count + part.entry.positions.count < Self.smallPart {
+      pending.key = key
+      try PostingPage.decode(
+        part.entry, segment: part.segment, positional: positional, rows: &pending.rows, bounds: &pending.bounds,
+        positions: &pending.positions)
+      return
+    }
+    pending.flush(into: &writer, positional: positional)
+    var reader = PageReader(part.entry.rows, at: 0)
+    let firstRow = UInt64(part.segment) + (try reader.varint())
+    guard firstRow >= UInt64(start), firstRow <= UInt64(Row.max) else {
+      throw PageDamage("a posting part starts at row \(firstRow), before its segment")
+    }
+    if part.segment == start {
+      writer.addPart(
+        key: key, firstRow: Row(firstRow), rowCount: part.entry.rowCount, rows: part.entry.rows,
+        positions: part.entry.positions)
+      return
+    }
+    var rebased: [UInt8] = []
+    rebased.reserveCapacity(part.entry.rows.count + 2)
+    PageBytes.appendVarint(firstRow - UInt64(start), to: &rebased)
+    rebased.append(contentsOf: UnsafeRawBufferPointer(rebasing: part.entry.rows[reader.offset...]))
+    rebased.withUnsafeBytes {
+      writer.addPart(
+        key: key, firstRow: Row(firstRow), rowCount: part.entry.rowCount, rows: $0, positions: part.entry.positions)
+    }
+  }
+
+  static func write(
+    key: [UInt8], rows: [Row], bounds: [Int], positions: [UInt32], positional: Bool,
+    to writer: inout PostingPageWriter
+  ) {
+    rows.withUnsafeBufferPointer { r in
+      bounds.withUnsafeBufferPointer { b in
+        positions.withUnsafeBufferPointer { p in
           writer.add(
-            key: list.key,
-            kind == .trigram
-              ? PostingListSource(rows: rows, bounds: bounds, positions: positions)
-              : PostingListSource(rows: rows))
+            key: key, positional ? PostingListSource(rows: r, bounds: b, positions: p) : PostingListSource(rows: r))
         }
       }
     }
   }
 
-  /// Every posting list of `segment`'s pages of `kind`, in key order.
-  func lists(of segment: Row, kind: IndexKind) throws -> [List] {
-    let positional = kind == .trigram
-    return try txn.withCursor(index) { cursor in
-      var lists: [List] = []
+  /// Every part of `segment`'s pages of `kind`, in key order (and row order within a key).
+  func parts(of segment: Row, kind: IndexKind) throws -> [Part] {
+    try txn.withCursor(index) { cursor in
+      var parts: [Part] = []
       var page = try cursor.seek(atLeast: IndexPageKey.start(segment: segment, kind: kind))
-      var decoded: [Row] = []
       while let current = page, IndexPageKey.belongs(current.key, segment: segment, kind: kind) {
-        let view = try PostingPage.View(current.value, positional: positional)
+        let view = try PostingPage.View(current.value, positional: kind == .trigram)
         for position in 0..<view.count {
           let entry = try view.entry(position)
-          if lists.last.map({ ByteOrder.compare(entry.key, $0.key) != 0 }) ?? true {
-            lists.append(List(key: Array(entry.key)))
-          }
-          let last = lists.count - 1
-          if positional {
-            for (row, positions) in try PostingPage.decode(entry, segment: segment, positional: true) {
-              lists[last].rows.append(row)
-              lists[last].positions.append(contentsOf: positions)
-              lists[last].bounds.append(lists[last].positions.count)
-            }
-          } else {
-            decoded.removeAll(keepingCapacity: true)
-            try PostingPage.appendRows(of: entry, segment: segment, to: &decoded)
-            lists[last].rows.append(contentsOf: decoded)
-          }
+          parts.append(Part(key: entry.key, segment: segment, entry: entry))
         }
         page = try cursor.next()
       }
-      return lists
+      return parts
     }
   }
 
