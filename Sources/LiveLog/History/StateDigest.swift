@@ -181,7 +181,8 @@ extension Store {
 
   /// Every database of the store: the log, meta and catalog, and each collection's six.
   func allDatabases(_ state: CatalogState) -> [Database] {
-    [log.database, meta, catalog.database] + state.all.flatMap(\.databases.all)
+    [log.database, meta, catalog.database] + (checkpoints.map { [$0.database] } ?? [])
+      + state.all.flatMap(\.databases.all)
   }
 
   private static func holdsPostings(_ database: Database) -> Bool {

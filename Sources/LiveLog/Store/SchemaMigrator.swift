@@ -86,6 +86,7 @@ struct SchemaMigrator {
       }
     }
     try pending.appendSealed(to: store.log, txn, keepingLast: false, into: &changes)
+    try store.recordCheckpoints(through: pending.nextLSN - 1, txn)
     try migrated.apply(changes, nextRow: nextRow, txn, oldSchema: stored.schema)
     store.options.progress?(
       StoreProgress(step: .migrating(collection: stored.name), completed: done, total: total))

@@ -27,6 +27,10 @@ public struct StoreOptions: Sendable {
   /// Called with the progress of long work: an upgrade, an index build, a migration.
   public var progress: (@Sendable (StoreProgress) -> Void)? = nil
 
+  /// Events per checkpoint interval for a store whose checkpoints are made now (a new store, or
+  /// one made before checkpoints); a store keeps the interval it was given, and its replays too.
+  var checkpointInterval: UInt64 = Checkpoints.defaultInterval
+
   /// Opens without LMDB's lock file, for a process that holds the store alone (a repair; see
   /// `ExclusiveAccess`).
   var exclusive = false
@@ -41,9 +45,9 @@ public struct StoreOptions: Sendable {
     options.readOnly = readOnly
     options.maxReaders = maxReaders
     options.withoutLock = exclusive
-    // The log, the meta and catalog databases, the six of each collection, and room for the
-    // format-1 databases an upgrade copies from.
-    options.maxDatabases = 3 + 6 * max(maximumCollections, 1) + StoreUpgrade.legacyNames.count
+    // The log, the meta, catalog and checkpoints databases, the six of each collection, and room
+    // for the format-1 databases an upgrade copies from.
+    options.maxDatabases = 4 + 6 * max(maximumCollections, 1) + StoreUpgrade.legacyNames.count
     return options
   }
 }
