@@ -6,9 +6,9 @@ import LMDB
 /// At the store's version the current indexes answer alone. At an earlier one, back from now, the
 /// current indexes answer for every row untouched since, and only the touched rows are checked
 /// against their records of then; forward from the start, every row that existed then is checked
-/// (`HistoricalState`); from a checkpoint, only the rows changed since in the fields the query reads
-/// (`CollectionVersion+Checkpoints.swift`). Each way the result equals that of a store that had received only the
-/// events up to the version.
+/// (`HistoricalState`); from a checkpoint, only the rows changed since in the fields the query
+/// reads (`CollectionVersion+Checkpoints.swift`). Each way the result equals that of a store that
+/// had received only the events up to the version.
 struct CollectionVersion {
   /// The records of the version.
   let records: VersionRecords
