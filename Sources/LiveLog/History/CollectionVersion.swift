@@ -6,8 +6,9 @@ import LMDB
 /// At the store's version the current indexes answer alone. At an earlier one, back from now, the
 /// current indexes answer for every row untouched since, and only the touched rows are checked
 /// against their records of then; forward from the start, every row that existed then is checked
-/// (`HistoricalState`). Either way the result equals that of a store that had received only the
-/// events up to the version.
+/// (`HistoricalState`); from a checkpoint, only the rows changed since in the fields the query
+/// reads (`CollectionVersion+Checkpoints.swift`). Each way the result equals that of a store that
+/// had received only the events up to the version.
 struct CollectionVersion {
   /// The records of the version.
   let records: VersionRecords
@@ -38,6 +39,22 @@ struct CollectionVersion {
       return try run.rows(for: query)
     }
     let query = try query.bound(to: collection.schema)
+    var rows: [Row] = []
+    if let base = history.base {
+      rows = try rowsFromCheckpoint(query, base: base)
+    } else {
+      rows = try rowsFromHistory(query)
+    }
+    guard query.hasLaterClauses else { return rows }
+    let fields = query.laterClauseFields
+    return try LaterClauses.apply(query.leadingOrder.rest, to: rows, fields: fields) { row in
+      try LaterClauses.values(of: RecordView(bytes: record(row), row: row), fields)
+    }
+  }
+
+  /// The rows that matched `query` (bound to the collection) at a version whose touched rows
+  /// `history` lists, in the order of the query's leading sort and limit.
+  private func rowsFromHistory(_ query: Query) throws -> [Row] {
     let compiled = CompiledPredicate(query.predicate)
     var rows: [Row] = []
     if history.basedOnCurrent {
@@ -61,10 +78,6 @@ struct CollectionVersion {
     rows = RowSet.union(rows, RowSet.normalized(then))
     if !query.sort.isEmpty { rows = try SortOrder.sorted(rows, by: query.sort, record: record) }
     if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
-    guard query.hasLaterClauses else { return rows }
-    let fields = query.laterClauseFields
-    return try LaterClauses.apply(query.leadingOrder.rest, to: rows, fields: fields) { row in
-      try LaterClauses.values(of: RecordView(bytes: record(row), row: row), fields)
-    }
+    return rows
   }
 }

@@ -34,6 +34,7 @@ struct EventApplier {
       }
     }
     if !commit.isEmpty { try apply(commit, &state, &stored, txn) }
+    try target.recordCheckpoints(through: expected - 1, txn)
   }
 
   /// One commit's events: appended verbatim, then materialized. Each event must agree with the

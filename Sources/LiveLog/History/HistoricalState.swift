@@ -4,11 +4,16 @@ import LMDB
 /// relative to the current state: what an as-of query needs, found without replaying into a new
 /// store.
 ///
-/// Two ways, whichever reads fewer events:
+/// Three ways:
+/// - **from a checkpoint** (`Checkpoints`), when the store has them and the LSN is before the last
+///   one: the events from the LSN to its checkpoint, as below, and beyond it the checkpoints' own
+///   summary (`base`), which a query reads for the fields it uses (`CollectionVersion`).
 /// - **back from now**: every event after the LSN names its row and the version it replaced, so the
 ///   first event after the LSN for each row tells that row's version then (or that it did not
 ///   exist). Rows no event touched since are as they are now.
 /// - **forward from the start**: the events up to the LSN, applied to an empty map of rows.
+///
+/// Without checkpoints, whichever of the last two reads fewer events.
 struct HistoricalState: Sendable {
   /// The LSN the state is as of.
   let lsn: UInt64
@@ -18,18 +23,30 @@ struct HistoricalState: Sendable {
   var versions: [Row: UInt64] = [:]
   /// Rows that exist now but did not exist at `lsn`.
   var absent: Set<Row> = []
+  /// From a checkpoint: `versions` holds the rows changed between `lsn` and the checkpoint, and
+  /// the rows changed after it are the checkpoints' to tell.
+  var base: CheckpointBase?
 
-  /// Rows whose state at `lsn` is not the current one.
-  func isTouched(_ row: Row) -> Bool { versions[row] != nil || absent.contains(row) }
+  /// Rows whose state at `lsn` is not the current one (from a checkpoint: as far as `versions` and
+  /// the rows created since tell).
+  func isTouched(_ row: Row) -> Bool {
+    versions[row] != nil || absent.contains(row) || base?.isNew(row) == true
+  }
 
   /// The state of `collection` at `lsn`, read from the log inside `txn`, whose last LSN is
   /// `current`.
   static func at(
     _ lsn: UInt64, current: UInt64, log: EventLog, collection: StoredCollection,
-    _ txn: some ReadableTransaction
+    checkpoints: Checkpoints? = nil, _ txn: some ReadableTransaction
   ) throws -> HistoricalState {
     guard lsn <= current else { throw StoreError.lsnOutOfRange(requested: lsn, version: current) }
     if lsn == current { return HistoricalState(lsn: lsn, basedOnCurrent: true) }
+    if let checkpoints,
+      let state = try fromCheckpoint(
+        lsn, current: current, log: log, collection: collection, checkpoints, txn)
+    {
+      return state
+    }
     if current - lsn <= lsn {
       var state = HistoricalState(lsn: lsn, basedOnCurrent: true)
       var seen: Set<Row> = []

@@ -85,6 +85,7 @@ struct Replayer {
       next = end + 1
       progress(ReplayProgress(step: .copyingLog, completed: end, total: last))
     }
+    try target.rebuildCheckpoints(like: source)
     // The collections, with every version of their schemas; then each one's state.
     if !catalog.entries.isEmpty {
       try target.environment.write { txn in

@@ -190,14 +190,15 @@ extension Store {
     }
   }
 
-  /// Every table of the state: the log, meta and catalog, and each collection's keys, rows and
-  /// index.
+  /// Every table of the state: the log, meta, catalog and checkpoints, and each collection's keys,
+  /// rows and index.
   func tables(_ state: CatalogState) -> [ContentTable] {
     var tables = [
       ContentTable(name: log.database.name, content: .raw(log.database)),
       ContentTable(name: meta.name, content: .raw(meta)),
       ContentTable(name: catalog.database.name, content: .raw(catalog.database)),
     ]
+    if let checkpoints { tables.append(ContentTable(name: checkpoints.database.name, content: .raw(checkpoints.database))) }
     for collection in state.all {
       tables.append(ContentTable(name: collection.databases.keys.name, content: .raw(collection.databases.keys)))
       tables.append(ContentTable(name: collection.databases.rows.name, content: .rows(collection)))
@@ -208,7 +209,8 @@ extension Store {
 
   /// Every LMDB database of the store: the log, meta and catalog, and each collection's four.
   func allDatabases(_ state: CatalogState) -> [Database] {
-    [log.database, meta, catalog.database] + state.all.flatMap(\.databases.all)
+    [log.database, meta, catalog.database] + (checkpoints.map { [$0.database] } ?? [])
+      + state.all.flatMap(\.databases.all)
   }
 
   private static func firstRawDifference(

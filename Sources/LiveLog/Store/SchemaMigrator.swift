@@ -79,6 +79,7 @@ struct SchemaMigrator {
       }
     }
     try pending.appendSealed(to: store.log, txn, keepingLast: false, into: &changes)
+    try store.recordCheckpoints(through: pending.nextLSN - 1, txn)
     try migrated.apply(changes, nextRow: nextRow, txn, oldSchema: stored.schema)
     // The batches wrote the rows' state only: the indexes are built again, under the new schema.
     try migrated.rebuildIndexes(txn)

@@ -24,11 +24,11 @@ struct StateRead {
   /// the log's end.
   func collection(_ collection: StoredCollection, at version: UInt64) throws -> CollectionVersion {
     let history = try HistoricalState.at(
-      version, current: current, log: store.log, collection: collection, txn)
+      version, current: current, log: store.log, collection: collection, checkpoints: store.checkpoints, txn)
     return CollectionVersion(
       records: VersionRecords(
         txn: txn, collection: collection, log: store.log, versions: history.versions,
-        basedOnCurrent: history.basedOnCurrent),
+        basedOnCurrent: history.basedOnCurrent, base: history.base),
       history: history, current: current)
   }
 

@@ -73,6 +73,7 @@ extension Store {
           schema, time: time, .init(collection: id, schemaVersion: 1, row: 0, previous: 0))
         EventCodec.seal(&event, lsn: lsn, endsCommit: true)
         try log.append(event, at: lsn, txn)
+        try recordCheckpoints(through: lsn, txn)
         _ = databases
         try catalog.write(
           id: id, name: schema.name, versions: [SchemaVersion(version: 1, lsn: lsn, schema: schema)], txn)
@@ -91,6 +92,7 @@ extension Store {
             previous: stored.versions.last?.lsn ?? 0))
         EventCodec.seal(&event, lsn: lsn, endsCommit: true)
         try log.append(event, at: lsn, txn)
+        try recordCheckpoints(through: lsn, txn)
         let evolved = stored.with(SchemaVersion(version: stored.version + 1, lsn: lsn, schema: schema))
         try IndexMaintenance.rebuild(adding: added, dropping: dropped, in: evolved, txn) { done, total in
           options.progress?(

@@ -169,6 +169,7 @@ extension Store {
       EventCodec.seal(&changes[index].change.event, lsn: lsn, endsCommit: index == changes.count - 1)
       try log.append(changes[index].change.event, at: lsn, txn)
     }
+    try recordCheckpoints(through: lsn, txn)
     summary.lastLSN = lsn
     summary.commits = 1
     for target in targets.values.sorted(by: { $0.collection.id < $1.collection.id }) {

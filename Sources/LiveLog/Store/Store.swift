@@ -23,6 +23,9 @@ public final class Store: Sendable {
   let log: EventLog
   let meta: Database
   let catalog: Catalog
+  /// The summaries of the log that as-of queries start from; `nil` in a store opened read-only
+  /// that no writable open has given them yet (as-of queries then read the log alone).
+  let checkpoints: Checkpoints?
   /// Keeps live queries up to date (see `Results.changes`).
   let hub = LiveHub()
   /// The thread of the `async` writes: LMDB wants a write transaction begun and ended on one
@@ -70,7 +73,8 @@ public final class Store: Sendable {
       throw StoreError.damagedFile(path: directory, damage: error.message)
     }
     self.environment = environment
-    let open = { (txn: any ReadableTransaction, create: Bool) throws -> (Database, Database, Database) in
+    let open = {
+      (txn: any ReadableTransaction, create: Bool) throws -> (Database, Database, Database, Database?) in
       let log = try environment.openDatabase(StoreLayout.log, flags: .integerKey, create: create, in: txn)
       let meta = try environment.openDatabase(StoreLayout.meta, create: create, in: txn)
       let catalog = try environment.openDatabase(
@@ -81,9 +85,15 @@ public final class Store: Sendable {
           reason: "it is the target of a replay that did not finish (its log is ahead of its state); "
             + "delete it and replay again")
       }
-      return (log, meta, catalog)
+      var checkpoints: Database?
+      do {
+        checkpoints = try environment.openDatabase(StoreLayout.checkpoints, create: create, in: txn)
+      } catch let error as LMDBError where error.isNotFound && !create {
+        // A store no writable open has given checkpoints yet.
+      }
+      return (log, meta, catalog, checkpoints)
     }
-    let databases: (log: Database, meta: Database, catalog: Database)
+    let databases: (log: Database, meta: Database, catalog: Database, checkpoints: Database?)
     do {
       if options.readOnly {
         guard format >= StoreDirectory.oldestFormatReadAsIs else {
@@ -101,9 +111,11 @@ public final class Store: Sendable {
     catalog = Catalog(
       database: databases.catalog, meta: databases.meta, log: log, environment: environment,
       opensCollections: !options.logOnly)
+    checkpoints = databases.checkpoints.map(Checkpoints.init)
     // A store opened for its log alone (an upgrade's source) has the state of an older format.
     guard !options.logOnly else { return }
     try catalog.refresh()
+    if !options.readOnly { try catchUpCheckpoints() }
     hub.attach(self)
     environment.addCommitObserver(hub)
     for type in options.recordTypes { try type.open(in: self) }
@@ -213,6 +225,8 @@ enum StoreLayout {
   static let log = "log"
   static let meta = "meta"
   static let catalog = "catalog"
+  /// Summaries of the log for as-of queries (`Checkpoints`): derived data, like the state.
+  static let checkpoints = "checkpoints"
   /// Marks a store whose log a replay has copied but whose state it has not finished: such a
   /// store refuses to open, since its queries would miss rows.
   static let incompleteReplayKey = Array("replay_incomplete".utf8)

@@ -27,6 +27,10 @@ public struct StoreOptions: Sendable {
   /// Called with the progress of long work: an upgrade, an index build, a migration.
   public var progress: (@Sendable (StoreProgress) -> Void)? = nil
 
+  /// Events per checkpoint interval for a store whose checkpoints are made now (a new store, or
+  /// one made before checkpoints); a store keeps the interval it was given, and its replays too.
+  var checkpointInterval: UInt64 = Checkpoints.defaultInterval
+
   /// Opens without LMDB's lock file, for a process that holds the store alone (a repair; see
   /// `ExclusiveAccess`).
   var exclusive = false
@@ -47,9 +51,9 @@ public struct StoreOptions: Sendable {
     options.readOnly = readOnly
     options.maxReaders = maxReaders
     options.withoutLock = exclusive
-    // The log, the meta and catalog databases and the four of each collection; an older store
-    // being upgraded may hold six of each and, for format 1, six more.
-    options.maxDatabases = 3 + 6 * max(maximumCollections, 1) + 6
+    // The log and the meta, catalog and checkpoints databases, and the four of each collection;
+    // an older store being upgraded may hold six of each and, for format 1, six more.
+    options.maxDatabases = 4 + 6 * max(maximumCollections, 1) + 6
     return options
   }
 }

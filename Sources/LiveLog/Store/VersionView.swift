@@ -30,14 +30,17 @@ final class VersionView: Sendable {
     /// row of the version, as an as-of state built forward from the start of the log does).
     var basedOnCurrent: Bool
   }
+  /// For a version read from a checkpoint: where the versions of rows changed after it are.
+  private let base: CheckpointBase?
 
   /// A view at `version` of a store whose log ended at `through` when `versions` (rows whose
   /// record then is in the log, at these LSNs) was found.
   init(
     version: UInt64, collection: StoredCollection, store: Store, through: UInt64,
-    versions: [Row: UInt64] = [:], basedOnCurrent: Bool = true
+    versions: [Row: UInt64] = [:], basedOnCurrent: Bool = true, base: CheckpointBase? = nil
   ) {
     self.version = version
+    self.base = base
     self.collection = collection
     environment = store.environment
     log = store.log
@@ -48,7 +51,7 @@ final class VersionView: Sendable {
   convenience init(_ state: HistoricalState, collection: StoredCollection, store: Store, through: UInt64) {
     self.init(
       version: state.lsn, collection: collection, store: store, through: through, versions: state.versions,
-      basedOnCurrent: state.basedOnCurrent)
+      basedOnCurrent: state.basedOnCurrent, base: state.base)
   }
 
   /// Runs `body` in one short read transaction, with the records of the view's version.
@@ -78,7 +81,7 @@ final class VersionView: Sendable {
       return try body(
         VersionRecords(
           txn: txn, collection: collection, log: log, versions: rows.versions,
-          basedOnCurrent: rows.basedOnCurrent))
+          basedOnCurrent: rows.basedOnCurrent, base: base))
     }
   }
 }
@@ -90,10 +93,16 @@ struct VersionRecords {
   let log: EventLog
   let versions: [Row: UInt64]
   let basedOnCurrent: Bool
+  /// For a version read from a checkpoint: rows missing from `versions` that changed after the
+  /// checkpoint have their version then there.
+  var base: CheckpointBase? = nil
 
   /// The stored bytes of `row`'s record at the version, pointing into the map.
   func record(_ row: Row) throws -> UnsafeRawBufferPointer {
     if let lsn = versions[row] { return try log.record(at: lsn, txn) }
+    if let base, !base.isNew(row), let lsn = try base.version(of: row, txn) {
+      return try log.record(at: lsn, txn)
+    }
     guard basedOnCurrent, let bytes = try collection.record(at: UInt64(row), txn) else {
       throw StoreError.corruptState(reason: "\(collection.name): row \(row) has no record")
     }
@@ -124,7 +133,17 @@ struct VersionRecords {
         keys[index] = try RecordView(bytes: try record(row), row: row).key(collection.schema.primaryKey)
         continue
       }
+      // Deleted after a checkpoint the view reads from: a row keeps its key for life, so its
+      // record of then has it.
+      func keyOfThen() throws -> PrimaryKey? {
+        guard base != nil else { return nil }
+        return try RecordView(bytes: try record(row), row: row).key(collection.schema.primaryKey)
+      }
       if let entry = recent.entry(of: row) {
+        if entry.isDeleted, let key = try keyOfThen() {
+          keys[index] = key
+          continue
+        }
         guard !entry.isDeleted else {
           throw StoreError.corruptState(reason: "\(collection.name): row \(row) has no key")
         }
@@ -135,6 +154,10 @@ struct VersionRecords {
       do {
         if block?.index != blockIndex { block = try table.block(blockIndex, txn) }
         guard let slot = try block?.slot(of: row) else {
+          if let key = try keyOfThen() {
+            keys[index] = key
+            continue
+          }
           throw StoreError.corruptState(reason: "\(collection.name): row \(row) has no key")
         }
         if integerKeys {

@@ -59,6 +59,10 @@ private struct ReplayBenchmark {
     }
     let ingestTime = now() - ingestStart
     let events = try store.version()
+    // What the checkpoints of time travel take beside the log they summarize.
+    let sizes = try store.statistics().databases
+    let checkpointBytes = sizes.first { $0.name == "checkpoints" }?.bytes ?? 0
+    let logBytes = sizes.first { $0.name == "log" }?.bytes ?? 0
 
     // Replay everything into a new store.
     let replayStart = now()
@@ -74,7 +78,8 @@ private struct ReplayBenchmark {
           engine: "first-time ingest", stats: Statistics([ingestTime]), itemsPerOperation: Double(events)),
         notes: notes([
           "replay events/s": Double(events) / replayTime, "ingest events/s": Double(events) / ingestTime,
-          "digest matches": matches ? 1 : 0,
+          "digest matches": matches ? 1 : 0, "checkpoint MB": Double(checkpointBytes) / 1_048_576,
+          "log MB": Double(logBytes) / 1_048_576,
         ])))
     guard history else { return }
 
