@@ -174,6 +174,17 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
 extension Results where Element: Record {
   /// The ids of the results, in order, read without decoding records.
   public func ids() throws -> [Element.ID] {
+    // Integer ids come straight from the row table, with no `PrimaryKey` in between.
+    if Element.ID.self == Int64.self {
+      let evaluation = evaluated
+      if let error = evaluation.error { throw error.error }
+      guard let view = evaluation.view else { return [] }
+      let rows = evaluation.rows.rows
+      if let integers = try view.read({ try $0.integerKeys(rows) }) {
+        // The same type (checked above): a reinterpretation, not the element-wise `as?` cast.
+        return unsafeBitCast(integers, to: [Element.ID].self)
+      }
+    }
     let keys = try keys()
     if let ids = Element.ID.values(ofPrimaryKeys: keys) { return ids }
     let key = keys.first { Element.ID(primaryKey: $0) == nil }

@@ -7,14 +7,14 @@ import LMDB
 ///
 /// ```
 /// mask    UInt64 LE: bit i set when row (block << 6) + i is present
-/// then, for each present row in order:
-///   lsn   UInt64 LE
-///   key   integer keys: 8 bytes, the key's bit pattern, little-endian
-///         string keys: varint length, UTF-8
+/// keys    for each present row in order: integer keys, 8 bytes, the key's bit pattern,
+///         little-endian; string keys, varint length and UTF-8
+/// lsns    for each present row in order: UInt64 LE
 /// ```
 ///
 /// So an integer-keyed row is found by a popcount, and a result's keys come from a few blocks
-/// rather than one lookup each. Rows at or past the segment directory's end, and later versions
+/// rather than one lookup each, reading the keys' part of each block only, next to the mask (a
+/// result of many rows reads most blocks). Rows at or past the segment directory's end, and later versions
 /// of folded rows that small commits wrote, are in the recent rows instead (`RecentRows`), which
 /// take precedence.
 struct RowTable {
@@ -39,50 +39,78 @@ struct RowTable {
       mask = UInt64(littleEndian: value.loadUnaligned(as: UInt64.self))
       self.value = value
       self.integerKeys = integerKeys
-      if integerKeys {
-        guard value.count == 8 + 16 * mask.nonzeroBitCount else {
-          throw PageDamage("a row block of \(value.count) bytes for \(mask.nonzeroBitCount) rows")
-        }
+      let count = mask.nonzeroBitCount
+      guard value.count >= 8 + 8 * count, !integerKeys || value.count == 8 + 16 * count else {
+        throw PageDamage("a row block of \(value.count) bytes for \(count) rows")
       }
     }
 
     func contains(_ row: Row) -> Bool { mask & (1 << UInt64(row & 63)) != 0 }
 
-    /// The LSN and key bytes of `row`, if present.
-    func slot(of row: Row) throws -> (lsn: UInt64, key: UnsafeRawBufferPointer)? {
+    /// The rank of `row` among the block's rows, if present.
+    @inline(__always)
+    private func rank(of row: Row) -> Int? {
       let bit = UInt64(row & 63)
       guard mask & (1 << bit) != 0 else { return nil }
-      let rank = (mask & ((1 << bit) - 1)).nonzeroBitCount
+      return (mask & ((1 << bit) - 1)).nonzeroBitCount
+    }
+
+    /// Where the LSNs begin: after the keys (whose size string keys give themselves).
+    private func lsnStart() throws -> Int {
+      let count = mask.nonzeroBitCount
+      if integerKeys { return 8 + 8 * count }
+      var reader = PageReader(value, at: 8)
+      for _ in 0..<count { _ = try reader.take(try reader.count()) }
+      guard value.count - reader.offset == 8 * count else {
+        throw PageDamage("a row block of \(value.count) bytes for \(count) rows")
+      }
+      return reader.offset
+    }
+
+    /// The LSN of `row`'s version, if present.
+    func lsn(of row: Row) throws -> UInt64? {
+      guard let rank = rank(of: row) else { return nil }
+      return UInt64(littleEndian: value.loadUnaligned(fromByteOffset: try lsnStart() + 8 * rank, as: UInt64.self))
+    }
+
+    /// Where an integer-keyed `row`'s key lies in the block, if the row is present: arithmetic
+    /// alone, no read of the slot.
+    @inline(__always)
+    func integerKeyBytes(of row: Row) -> UnsafeRawBufferPointer? {
+      guard let rank = rank(of: row) else { return nil }
+      let offset = 8 + 8 * rank
+      return UnsafeRawBufferPointer(rebasing: value[offset..<(offset + 8)])
+    }
+
+    /// The LSN and key bytes of `row`, if present.
+    func slot(of row: Row) throws -> (lsn: UInt64, key: UnsafeRawBufferPointer)? {
+      guard let rank = rank(of: row) else { return nil }
+      let key: UnsafeRawBufferPointer
       if integerKeys {
-        let offset = 8 + 16 * rank
-        return (
-          UInt64(littleEndian: value.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-          UnsafeRawBufferPointer(rebasing: value[(offset + 8)..<(offset + 16)])
-        )
+        key = UnsafeRawBufferPointer(rebasing: value[(8 + 8 * rank)..<(16 + 8 * rank)])
+      } else {
+        var reader = PageReader(value, at: 8)
+        for _ in 0..<rank { _ = try reader.take(try reader.count()) }
+        key = try reader.take(try reader.count())
       }
-      var found: (UInt64, UnsafeRawBufferPointer)?
-      var seen = 0
-      try forEach { _, lsn, key in
-        if seen == rank { found = (lsn, key) }
-        seen += 1
-        return seen <= rank
-      }
-      return found
+      let lsn = UInt64(littleEndian: value.loadUnaligned(fromByteOffset: try lsnStart() + 8 * rank, as: UInt64.self))
+      return (lsn, key)
     }
 
     /// Calls `body` with each present row, its LSN and key bytes, in order, while it returns true.
     func forEach(_ body: (Row, UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
-      var reader = PageReader(value, at: 8)
+      let lsns = try lsnStart()
+      var keys = PageReader(UnsafeRawBufferPointer(rebasing: value[..<lsns]), at: 8)
       var bits = mask
+      var rank = 0
       while bits != 0 {
         let row = Row(truncatingIfNeeded: index << 6) + Row(bits.trailingZeroBitCount)
         bits &= bits - 1
-        let lsnBytes = try reader.take(8)
-        let lsn = UInt64(littleEndian: lsnBytes.loadUnaligned(as: UInt64.self))
-        let key = integerKeys ? try reader.take(8) : try reader.take(try reader.count())
+        let lsn = UInt64(littleEndian: value.loadUnaligned(fromByteOffset: lsns + 8 * rank, as: UInt64.self))
+        rank += 1
+        let key = integerKeys ? try keys.take(8) : try keys.take(try keys.count())
         guard try body(row, lsn, key) else { return }
       }
-      guard reader.isAtEnd else { throw PageDamage("a row block has bytes after its last row") }
     }
   }
 
@@ -154,17 +182,15 @@ struct RowTable {
 
   private func encode(_ slots: [(row: Row, lsn: UInt64, key: [UInt8])]) -> [UInt8] {
     var mask: UInt64 = 0
-    var bytes: [UInt8] = [UInt8](repeating: 0, count: 8)
+    var bytes: [UInt8] = []
     bytes.reserveCapacity(8 + slots.count * 16)
+    for slot in slots { mask |= 1 << UInt64(slot.row & 63) }
+    withUnsafeBytes(of: mask.littleEndian) { bytes.append(contentsOf: $0) }
     for slot in slots {
-      mask |= 1 << UInt64(slot.row & 63)
-      withUnsafeBytes(of: slot.lsn.littleEndian) { bytes.append(contentsOf: $0) }
       if !integerKeys { PageBytes.appendVarint(UInt64(slot.key.count), to: &bytes) }
       bytes.append(contentsOf: slot.key)
     }
-    withUnsafeBytes(of: mask.littleEndian) { raw in
-      for index in 0..<8 { bytes[index] = raw[index] }
-    }
+    for slot in slots { withUnsafeBytes(of: slot.lsn.littleEndian) { bytes.append(contentsOf: $0) } }
     return bytes
   }
 }

@@ -58,11 +58,10 @@ extension StoredCollection {
               throw damaged("the row table", damage)
             }
           }
-          guard let slot = try block?.slot(of: row) else {
-            throw StoreError.corruptState(
-              reason: "\(name): an index names row \(row), which has no record")
+          guard let found = try block?.lsn(of: row) else {
+            throw StoreError.corruptState(reason: "\(name): an index names row \(row), which has no record")
           }
-          lsn = slot.lsn
+          lsn = found
         }
         var found = lastLSN != 0 && lsn == lastLSN + 1 ? try logCursor.next() : nil
         if found?.integerKey != lsn { found = try logCursor.seek(to: lsn) }

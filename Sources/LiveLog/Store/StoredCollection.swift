@@ -129,7 +129,7 @@ struct StoredCollection: Sendable {
       return entry.isDeleted ? nil : entry.lsn
     }
     do {
-      return try rowTable.slot(of: row, txn)?.lsn
+      return try rowTable.block(RowTable.block(of: row), txn)?.lsn(of: row)
     } catch let damage as PageDamage {
       throw damaged("the row table", damage)
     }
