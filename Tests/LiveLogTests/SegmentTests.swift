@@ -4,119 +4,143 @@ import Testing
 
 @testable import LiveLog
 
-/// The segment layer against a model: random posting lists (long enough to run over several
-/// pages, in parts) and ordered entries written as segments, merged, and edited in place row by
-/// row; every list and every ordered run must read back as the model holds it.
+/// The segment layer against a model: rows of random values written as segments (posting lists
+/// long enough to run over several pages, in parts), the last two merged, then rows changed in
+/// place; every list and every ordered run must read back as the rows' own entries say.
 @Suite struct SegmentTests {
-  /// The model: per (kind, key), rows with positions; ordered entries as a set.
-  struct Model {
-    var postings: [IndexKind: [[UInt8]: [Row: [UInt32]]]] = [:]
-    var ordered: Set<OrderedEntry> = []
+  static let schema = CollectionSchema(
+    name: "notes", primaryKey: "id",
+    fields: [
+      Field(position: 0, name: "id", type: .integer, isOptional: false),
+      Field(position: 0, name: "title", type: .string, indexes: .substring),
+      Field(position: 0, name: "tag", type: .string, indexes: .equality),
+      Field(position: 0, name: "count", type: .integer, indexes: .ordered),
+    ])
+
+  static let words = ["alpha", "beta", "gamma", "delta", "aaaa", "Ünïcode", "straße", "kit", "ab"]
+
+  static func values(_ row: Row, _ random: inout SplitMix64) -> [FieldValue] {
+    let title = (0..<Int.random(in: 1...4, using: &random)).map { _ in
+      words.randomElement(using: &random) ?? "x"
+    }.joined(separator: " ")
+    let tag: FieldValue = Int.random(in: 0..<5, using: &random) == 0 ? .null : .string("tag\(Int.random(in: 0..<30, using: &random))")
+    return [.integer(Int64(row)), .string(title), tag, .integer(Int64.random(in: 0..<50, using: &random))]
   }
 
-  static func readBack(_ index: Database, segments: [Row], _ txn: some ReadableTransaction, keys: [(IndexKind, [UInt8])])
-    throws -> [IndexKind: [[UInt8]: [Row: [UInt32]]]]
-  {
-    var result: [IndexKind: [[UInt8]: [Row: [UInt32]]]] = [:]
+  /// What the index should hold: every row's entries.
+  static func expected(_ rows: [Row: [FieldValue]]) -> Set<String> {
+    var entries = Set<String>()
+    for (row, values) in rows {
+      let indexed = IndexEntries(values, schema: schema)
+      var positions: [UInt32: [UInt32]] = [:]
+      for posting in indexed.trigrams { positions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(UInt32(truncatingIfNeeded: posting)) }
+      for (code, list) in positions { entries.insert("t \(code) \(row) \(list)") }
+      for term in indexed.terms { entries.insert("e \(term) \(row)") }
+      for entry in indexed.ordered { entries.insert("o \(entry.field) \(entry.key.high) \(row)") }
+    }
+    return entries
+  }
+
+  /// What the index holds, read through the lookups, with a check that each list ascends.
+  static func stored(_ index: Database, _ segments: [Row], _ txn: some ReadableTransaction, codes: Set<UInt32>,
+    terms: Set<[UInt8]>) throws -> Set<String> {
+    var entries = Set<String>()
     try txn.withCursor(index) { cursor in
-      for (kind, key) in keys {
-        var rows: [Row: [UInt32]] = [:]
+      for code in codes {
         var order: [Row] = []
         for segment in segments {
-          try SegmentLookup.forEachPart(of: key, kind: kind, segment: segment, cursor: &cursor) { entry in
-            for (row, positions) in try PostingPage.decode(entry, segment: segment, positional: kind == .trigram) {
-              rows[row] = positions
+          try SegmentLookup.forEachPart(of: IndexKeys.trigramPrefix(code), kind: .trigram, segment: segment, cursor: &cursor) { entry in
+            for (row, positions) in try PostingPage.decode(entry, segment: segment, positional: true) {
+              entries.insert("t \(code) \(row) \(positions)")
               order.append(row)
             }
           }
         }
-        #expect(order == order.sorted() && Set(order).count == order.count, "\(kind) \(key): rows out of order")
-        if !rows.isEmpty { result[kind, default: [:]][key] = rows }
+        #expect(order == order.sorted() && Set(order).count == order.count, "trigram \(code) out of order")
+      }
+      for term in terms {
+        var order: [Row] = []
+        for segment in segments {
+          try SegmentLookup.forEachPart(of: term, kind: .term, segment: segment, cursor: &cursor) { entry in
+            for (row, _) in try PostingPage.decode(entry, segment: segment, positional: false) {
+              entries.insert("e \(term) \(row)")
+              order.append(row)
+            }
+          }
+        }
+        #expect(order == order.sorted() && Set(order).count == order.count, "term \(term) out of order")
+      }
+      for segment in segments {
+        var previous: (OrderedKey, Row)?
+        try SegmentLookup.forEachOrdered(
+          field: 3, width: 9, segment: segment, from: OrderedKey(flag: 0, high: 0, low: 0), cursor: &cursor
+        ) { key, row in
+          if let previous { #expect(previous < (key, row), "ordered entries out of order") }
+          previous = (key, row)
+          entries.insert("o 3 \(key.high) \(row)")
+          return true
+        }
       }
     }
-    return result
+    return entries
   }
 
   @Test(arguments: [UInt64(1), 2, 3])
-  func segmentsMergedAndEditedReadAsTheModel(seed: UInt64) throws {
+  func segmentsMergedAndEditedReadAsTheirRows(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
     let store = try Store(directory: directory.child("store"))
     try store.write([.upsert(Repository(id: 1, fullName: "a/b"))])
     let index = try store.repositoriesCollection().databases.index
     var random = SplitMix64(seed: seed)
-    var model = Model()
-    // A few keys with long lists (several pages), many with short ones.
-    let keys: [(IndexKind, [UInt8])] =
-      (0..<40).map { (.trigram, IndexKeys.trigramPrefix(UInt32(0x0300_0000 + $0 * 7))) }
-      + (0..<30).map { (.term, IndexKeys.termPrefix(field: 5, value: "value\($0)")) }
-    func density(_ index: Int) -> Int { index % 9 == 0 ? 2 : 60 }
-    let segmentRows: Row = 3_000
+    var rows: [Row: [FieldValue]] = [:]
+    let perSegment: Row = 3_000
     var segments: [Row] = []
     for part in 0..<3 {
-      let start = Row(part) * segmentRows + 1
-      var content = SegmentContent()
-      for row in start..<(start + segmentRows) {
-        var entries = IndexEntries()
-        for (index, (kind, key)) in keys.enumerated() where Int.random(in: 0..<density(index), using: &random) == 0 {
-          if kind == .trigram {
-            let code = key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            var positions = Set<UInt32>()
-            for _ in 0..<Int.random(in: 1...3, using: &random) { positions.insert(UInt32.random(in: 0..<300, using: &random)) }
-            for position in positions.sorted() { entries.trigrams.append(UInt64(code) << 32 | UInt64(position)) }
-            model.postings[kind, default: [:]][key, default: [:]][row] = positions.sorted()
-          } else {
-            entries.terms.append(key)
-            model.postings[kind, default: [:]][key, default: [:]][row] = []
-          }
-        }
-        entries.trigrams.sort()
-        entries.terms.sort { TextMatching.compare($0, $1) < 0 }
-        let stars = OrderedEntry(field: 12, key: .integer(Int64.random(in: 0..<50, using: &random)), row: row)
-        entries.ordered = [stars.with(row: 0)]
-        model.ordered.insert(stars)
-        content.add(row: row, entries)
-      }
+      let start = Row(part) * perSegment + 1
+      let range = Array(start..<(start + perSegment))
+      for row in range { rows[row] = Self.values(row, &random) }
+      let values = range.map { rows[$0] ?? [] }
+      let parts = try SegmentBuilder.build(schema: Self.schema, rows: range) { values[$0] }
       try store.environment.write { txn in
-        for (key, value) in content.pages(segment: start) { try txn.put(index, key, value, flags: .append) }
+        for (key, value) in SegmentBuilder.pages(parts, segment: start) { try txn.put(index, key, value, flags: .append) }
       }
       segments.append(start)
     }
-    // Merge the last two, as a fold does.
+    // Every code and term any version of a row had: read back, each must hold what the rows say.
+    var codes = Set<UInt32>()
+    var terms = Set<[UInt8]>()
+    func note(_ values: [FieldValue]) {
+      let indexed = IndexEntries(values, schema: Self.schema)
+      codes.formUnion(indexed.trigramCodes)
+      terms.formUnion(indexed.terms)
+    }
+    for values in rows.values { note(values) }
+    func check(_ when: String) throws {
+      let held = try store.environment.read { txn in try Self.stored(index, segments, txn, codes: codes, terms: terms) }
+      let wanted = Self.expected(rows)
+      let extra = held.subtracting(wanted).sorted()
+      let missing = wanted.subtracting(held).sorted()
+      #expect(extra.isEmpty && missing.isEmpty, "\(when): \(extra.count) extra \(extra.prefix(3)), \(missing.count) missing \(missing.prefix(3))")
+    }
+    try check("as built")
     try store.environment.write { txn in try SegmentMerger(index: index, txn: txn).merge(segments[1], segments[2]) }
     segments.removeLast()
-    let merged = try store.environment.read { txn in try Self.readBack(index, segments: segments, txn, keys: keys) }
-    #expect(merged == model.postings)
-    // Edits: rows leave lists, join them, change positions; ordered entries move.
-    for _ in 0..<6 {
+    try check("after the merge")
+    for round in 0..<5 {
       var postingEdits: [Int: [PostingEdit]] = [:]
       var orderedEdits: [Int: [OrderedEdit]] = [:]
-      var touched = Set<String>()
-      for _ in 0..<400 {
-        let (kind, key) = keys[Int.random(in: 0..<keys.count, using: &random)]
-        let row = Row.random(in: 1...(3 * segmentRows), using: &random)
-        guard touched.insert("\(kind)\(key)\(row)").inserted else { continue }
-        // After the merge: rows 1–3,000 in the first segment, the rest in the second.
-        let segment = row > segmentRows ? 1 : 0
-        let present = model.postings[kind]?[key]?[row] != nil
-        if present && Bool.random(using: &random) {
-          model.postings[kind]?[key]?[row] = nil
-          if model.postings[kind]?[key]?.isEmpty == true { model.postings[kind]?[key] = nil }
-          postingEdits[segment, default: []].append(PostingEdit(kind: kind, key: key, row: row, positions: nil))
-        } else {
-          let positions: [UInt32] = kind == .trigram ? [UInt32.random(in: 0..<50, using: &random)] : []
-          model.postings[kind, default: [:]][key, default: [:]][row] = positions
-          postingEdits[segment, default: []].append(PostingEdit(kind: kind, key: key, row: row, positions: positions))
-        }
-      }
-      for entry in model.ordered.shuffled(using: &random).prefix(300) {
-        model.ordered.remove(entry)
-        let moved = OrderedEntry(field: 12, key: .integer(Int64.random(in: 0..<50, using: &random)), row: entry.row)
-        model.ordered.insert(moved)
-        let segment = entry.row > segmentRows ? 1 : 0
-        if moved != entry {
-          orderedEdits[segment, default: []].append(OrderedEdit(entry: entry, isInsertion: false))
-          orderedEdits[segment, default: []].append(OrderedEdit(entry: moved, isInsertion: true))
-        }
+      for row in Set((0..<400).map { _ in Row.random(in: 1...(3 * perSegment), using: &random) }) {
+        guard let old = rows[row] else { continue }
+        var new = Self.values(row, &random)
+        // Now and then one field keeps its value, or the row leaves every list.
+        if Bool.random(using: &random) { new[1] = old[1] }
+        let (before, after) = StoredCollection.changedEntries(from: old, to: new, schema: Self.schema)
+        let segment = row > perSegment ? 1 : 0
+        note(new)
+        StoredCollection.edits(
+          row: row, from: before, to: after, postings: &postingEdits[segment, default: []],
+          ordered: &orderedEdits[segment, default: []])
+        rows[row] = new
       }
       try store.environment.write { txn in
         for (segment, edits) in postingEdits {
@@ -126,25 +150,7 @@ import Testing
           try SegmentEditor(index: index, segment: segments[segment], txn: txn).apply(edits.sorted())
         }
       }
-      try store.environment.read { txn in
-        let postings = try Self.readBack(index, segments: segments, txn, keys: keys)
-        #expect(postings == model.postings)
-        var entries = Set<OrderedEntry>()
-        try txn.withCursor(index) { cursor in
-          for segment in segments {
-            var previous: (OrderedKey, Row)?
-            try SegmentLookup.forEachOrdered(
-              field: 12, width: 9, segment: segment, from: OrderedKey(flag: 0, high: 0, low: 0), cursor: &cursor
-            ) { key, row in
-              if let previous { #expect(previous < (key, row), "ordered entries out of order") }
-              previous = (key, row)
-              entries.insert(OrderedEntry(field: 12, key: key, row: row))
-              return true
-            }
-          }
-        }
-        #expect(entries == model.ordered)
-      }
+      try check("after edits \(round)")
     }
   }
 }

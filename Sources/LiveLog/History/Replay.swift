@@ -106,7 +106,7 @@ struct Replayer {
       let survivors = tracker.survivors().map {
         StoredCollection.RebuiltRow(row: Row(truncatingIfNeeded: $0.row), lsn: $0.lsn, key: collection.keyBytes($0.key))
       }
-      // One segment per transaction: the rows of one run of `maximumSegmentRows` row numbers.
+      // One segment per transaction: the rows of one run of `rebuiltSegmentRows` row numbers.
       var start = 0
       while start < survivors.count {
         let segment = StoredCollection.rebuiltSegmentStart(of: survivors[start].row)
@@ -119,11 +119,11 @@ struct Replayer {
           // Computed before the write: a write that outgrows the map runs again, and need not
           // index the records again.
           let records = MapPointers(values: try chunk.map { try read.record(at: $0.lsn) })
-          let entries = try ParallelMap.map(chunk.count) { index in
-            try collection.entries(of: records.values[index], row: UInt64(chunk[index].row))
+          let values = try ParallelMap.map(chunk.count) { index in
+            try collection.values(records.values[index], row: UInt64(chunk[index].row))
           }
           try target.environment.write { txn in
-            try collection.appendRebuilt(chunk, entries: entries, segment: segment, txn)
+            try collection.appendRebuilt(chunk, values: values, segment: segment, txn)
           }
         }
         start = end

@@ -43,19 +43,8 @@ struct IndexEntries: Equatable, Sendable {
 
   /// The equality prefixes of one field's value (each element of a list).
   static func appendTerms(of value: FieldValue, field: Field, to terms: inout [[UInt8]]) {
-    let slot = field.position
-    switch value {
-    case .null: terms.append(IndexKeys.nullTermPrefix(field: slot))
-    case .string(let text): terms.append(IndexKeys.termPrefix(field: slot, value: text))
-    case .strings(let list):
-      for element in list { terms.append(IndexKeys.termPrefix(field: slot, value: element)) }
-    case .integers(let list):
-      for element in list { terms.append(IndexKeys.termPrefix(field: slot, value: String(element))) }
-    case .bool(let flag): terms.append(IndexKeys.termPrefix(field: slot, value: flag ? "true" : "false"))
-    case .integer(let number): terms.append(IndexKeys.termPrefix(field: slot, value: String(number)))
-    case .date(let date): terms.append(IndexKeys.termPrefix(field: slot, value: date.iso8601))
-    case .double(let number): terms.append(IndexKeys.termPrefix(field: slot, value: String(number)))
-    }
+    var scratch: [UInt8] = []
+    IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch) { terms.append(Array($0)) }
   }
 
   /// The distinct trigram codes, ascending.

@@ -58,11 +58,60 @@ enum IndexKeys {
 
   /// The equality prefix of one exact string value.
   static func termPrefix(field: Int, value: String) -> [UInt8] {
-    var key = termGroupPrefix(field: field, folded: TextFolding.fold(value, TextFolding.all))
-    appendEscaped(Array(value.utf8), to: &key)
-    key.append(0)
-    key.append(0)
+    var key: [UInt8] = []
+    appendTermPrefix(field: field, value: value, to: &key)
     return key
+  }
+
+  /// Appends the equality prefix of `value` to `key`; ASCII text is folded on the way, without
+  /// allocating.
+  static func appendTermPrefix(field: Int, value: String, to key: inout [UInt8]) {
+    key.append(UInt8(truncatingIfNeeded: field))
+    var value = value
+    let ascii: Bool? = value.withUTF8 { bytes in
+      for byte in bytes where byte >= 0x80 { return false }
+      for byte in bytes {
+        key.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+        if byte == 0 { key.append(0xFF) }
+      }
+      return true
+    }
+    if ascii != true { appendEscaped(TextFolding.fold(value, TextFolding.all), to: &key) }
+    key.append(0)
+    key.append(0)
+    value.withUTF8 { bytes in
+      for byte in bytes {
+        key.append(byte)
+        if byte == 0 { key.append(0xFF) }
+      }
+    }
+    key.append(0)
+    key.append(0)
+  }
+
+  /// Calls `body` with the equality prefix of each term `value` files for `field` (each element
+  /// of a list; `true`/`false` for booleans; numbers and dates as text), built in `scratch`.
+  static func forEachTerm(
+    of value: FieldValue, field: Int, scratch: inout [UInt8], _ body: (UnsafeRawBufferPointer) -> Void
+  ) {
+    func emit(_ text: String) {
+      scratch.removeAll(keepingCapacity: true)
+      appendTermPrefix(field: field, value: text, to: &scratch)
+      scratch.withUnsafeBytes(body)
+    }
+    switch value {
+    case .null:
+      scratch.removeAll(keepingCapacity: true)
+      scratch.append(contentsOf: nullTermPrefix(field: field))
+      scratch.withUnsafeBytes(body)
+    case .string(let text): emit(text)
+    case .strings(let list): for element in list { emit(element) }
+    case .integers(let list): for element in list { emit(String(element)) }
+    case .bool(let flag): emit(flag ? "true" : "false")
+    case .integer(let number): emit(String(number))
+    case .date(let date): emit(date.iso8601)
+    case .double(let number): emit(String(number))
+    }
   }
 
   static func nullTermPrefix(field: Int) -> [UInt8] { [UInt8(field), 0xFF] }

@@ -95,7 +95,12 @@ extension StoredCollection {
 
   /// Every index entry of a change's new record.
   func newEntries(of change: RecordChange) throws -> IndexEntries {
-    if let values = change.newValues { return IndexEntries(values, schema: schema) }
-    return try change.withNewRecord { try entries(of: $0, row: change.row) }
+    IndexEntries(try newValues(of: change), schema: schema)
+  }
+
+  /// A change's new record's values, by slot.
+  func newValues(of change: RecordChange) throws -> [FieldValue] {
+    if let values = change.newValues { return values }
+    return try change.withNewRecord { try values($0, row: change.row) }
   }
 }

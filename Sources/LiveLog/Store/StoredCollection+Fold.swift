@@ -4,21 +4,21 @@ import LMDB
 /// segments. Rows past the segments make a new segment, written in key order with `MDB_APPEND`
 /// (pages at the end of the database, filled whole); rows already in a segment have the index
 /// entries of the fields that changed edited in place (`SegmentEditor`). The recent rows are then
-/// empty, and the last segments merge while the one before the last is at most twice the last's
-/// size (up to `maximumSegmentRows`), so that a lookup reads a few segments, not one per fold.
+/// empty, and the last segments merge, four of about one size at a time (up to
+/// `maximumSegmentRows`), so that a lookup reads a dozen segments, not one per fold.
 extension StoredCollection {
   /// The most rows a merge makes a segment of: each lookup reads every segment, and each merge
   /// rewrites the segments it joins.
-  static var maximumSegmentRows: Row { 131_072 }
+  static var maximumSegmentRows: Row { 262_144 }
 
-  /// A touched row's state after the fold: its version and key, and its entries when new.
+  /// A touched row's state after the fold: its version and key, and its values when new.
   private struct FoldedRow {
     var lsn: UInt64
     var key: [UInt8]
     var isDeleted: Bool
     var isNew: Bool
-    /// Every entry of a new row's record (rows already folded are diffed from their records).
-    var entries: IndexEntries?
+    /// A new row's values, by slot (rows already folded are diffed from their records).
+    var values: [FieldValue]?
   }
 
   /// Folds the recent rows and `changes` (a commit's, already in the keys database) into the row
@@ -32,8 +32,8 @@ extension StoredCollection {
       // A new row's entries come from its record: the recent rows keep no positions.
       touched[row] = FoldedRow(
         lsn: entry.lsn, key: Array(entry.key), isDeleted: entry.isDeleted, isNew: entry.isNew,
-        entries: entry.isNew && !entry.isDeleted
-          ? try entries(of: try record(at: UInt64(row), lsn: entry.lsn, txn), row: UInt64(row)) : nil)
+        values: entry.isNew && !entry.isDeleted
+          ? try values(try record(at: UInt64(row), lsn: entry.lsn, txn), row: UInt64(row)) : nil)
     }
     for change in changes {
       let row = Row(change.row)
@@ -48,7 +48,7 @@ extension StoredCollection {
       case .inserted, .updated:
         touched[row] = FoldedRow(
           lsn: change.lsn, key: keyBytes(change.key), isDeleted: false, isNew: isNew,
-          entries: isNew ? try newEntries(of: change) : nil)
+          values: isNew ? try newValues(of: change) : nil)
       }
     }
     try txn.removeAll(databases.recent)
@@ -56,13 +56,15 @@ extension StoredCollection {
     var tableChanges: [RowTable.Change] = []
     var postingEdits: [Int: [PostingEdit]] = [:]
     var orderedEdits: [Int: [OrderedEdit]] = [:]
-    var content = SegmentContent()
+    var newRows: [Row] = []
+    var newValues: [[FieldValue]] = []
     for row in touched.keys.sorted() {
       guard let state = touched[row] else { continue }
       if state.isNew {
         // Past the segments: into the new segment (a row inserted and deleted since has no state).
-        guard let entries = state.entries else { continue }
-        if indexes { content.add(row: row, entries) }
+        guard let values = state.values else { continue }
+        newRows.append(row)
+        newValues.append(values)
         tableChanges.append(RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: false))
         continue
       }
@@ -80,8 +82,12 @@ extension StoredCollection {
     }
     let newEnd = Row(truncatingIfNeeded: nextRow)
     if newEnd > directory.end {
-      for (key, value) in content.pages(segment: directory.end) {
-        try txn.put(databases.index, key, value, flags: .append)
+      if indexes {
+        let values = newValues
+        let parts = try SegmentBuilder.build(schema: schema, rows: newRows) { values[$0] }
+        for (key, value) in SegmentBuilder.pages(parts, segment: directory.end) {
+          try txn.put(databases.index, key, value, flags: .append)
+        }
       }
       directory.starts.append(directory.end)
       directory.end = newEnd
@@ -193,17 +199,23 @@ extension StoredCollection {
     }
   }
 
-  /// Merges the last two segments while the one before the last holds at most twice the last's
-  /// rows and together they stay within `maximumSegmentRows`.
+  /// Segments a merge joins: enough that each row is written again only a couple of times as the
+  /// segments grow, few enough that a lookup reads a dozen segments, not one per fold.
+  static var mergeFanIn: Int { 4 }
+
+  /// Merges the last `mergeFanIn` segments while they are of about one size (none more than
+  /// twice another) and together within `maximumSegmentRows`: a tiered merge, which writes each
+  /// row about twice on its way into a full segment (a merge of every two, about four times).
   private func mergeLastSegments(_ directory: inout SegmentDirectory, _ txn: WriteTransaction) throws {
-    while directory.count >= 2 {
-      let last = directory.count - 1
-      let before = directory.rows(of: last - 1).count
-      let after = directory.rows(of: last).count
-      guard before <= 2 * after, before + after <= Int(Self.maximumSegmentRows) else { return }
-      try SegmentMerger(index: databases.index, txn: txn).merge(
-        directory.starts[last - 1], directory.starts[last])
-      directory.starts.removeLast()
+    let fanIn = Self.mergeFanIn
+    while directory.count >= fanIn {
+      let last = (directory.count - fanIn)..<directory.count
+      let sizes = last.map { directory.rows(of: $0).count }
+      guard let smallest = sizes.min(), let largest = sizes.max(), largest <= 2 * max(smallest, 1),
+        sizes.reduce(0, +) <= Int(Self.maximumSegmentRows)
+      else { return }
+      try SegmentMerger(index: databases.index, txn: txn).merge(Array(directory.starts[last]))
+      directory.starts.removeLast(fanIn - 1)
     }
   }
 }

@@ -1,9 +1,13 @@
 import LMDB
 
 /// Writing a state at once: a replay's, and the indexes built again after a schema change. Rows
-/// go in in row order, in segments of `maximumSegmentRows` rows, each laid out in memory and
+/// go in in row order, in segments of `rebuiltSegmentRows` rows, each laid out in memory and
 /// written in key order with `MDB_APPEND`; keys go in sorted, also with `MDB_APPEND`.
 extension StoredCollection {
+  /// Rows of each segment a rebuild writes: half of what merges make, which bounds the memory a
+  /// segment's entries take while they are laid out (every trigram posting of its rows at once).
+  static var rebuiltSegmentRows: Row { 131_072 }
+
   /// One row of a state written at once.
   struct RebuiltRow {
     var row: Row
@@ -11,21 +15,20 @@ extension StoredCollection {
     var key: [UInt8]
   }
 
-  /// The segment a row belongs to when segments are cut every `maximumSegmentRows` rows.
+  /// The segment a row belongs to when segments are cut every `rebuiltSegmentRows` rows.
   static func rebuiltSegmentStart(of row: Row) -> Row {
-    (row - 1) / maximumSegmentRows * maximumSegmentRows + 1
+    (row - 1) / rebuiltSegmentRows * rebuiltSegmentRows + 1
   }
 
   /// Appends `rows` (ascending, past every row written before, all of the rebuilt segment that
-  /// starts at `segment`) with their index entries to the row table and the index, and the
-  /// segment to the directory.
+  /// starts at `segment`), whose records' values are `values`, to the row table and the index,
+  /// and the segment to the directory.
   func appendRebuilt(
-    _ rows: [RebuiltRow], entries: [IndexEntries], segment: Row, _ txn: WriteTransaction
+    _ rows: [RebuiltRow], values: [[FieldValue]], segment: Row, _ txn: WriteTransaction
   ) throws {
     guard let last = rows.last else { return }
-    var content = SegmentContent()
-    for (index, row) in rows.enumerated() { content.add(row: row.row, entries[index]) }
-    for (key, value) in content.pages(segment: segment) {
+    let parts = try SegmentBuilder.build(schema: schema, rows: rows.map(\.row)) { values[$0] }
+    for (key, value) in SegmentBuilder.pages(parts, segment: segment) {
       try txn.put(databases.index, key, value, flags: .append)
     }
     var directory = try self.directory(txn)
@@ -88,11 +91,12 @@ extension StoredCollection {
       let segment = Self.rebuiltSegmentStart(of: rows[start].row)
       var end = start
       while end < rows.count && Self.rebuiltSegmentStart(of: rows[end].row) == segment { end += 1 }
-      var content = SegmentContent()
-      for row in rows[start..<end] {
-        content.add(row: row.row, try entries(of: try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row)))
+      let chunk = rows[start..<end]
+      let values = try chunk.map { row in
+        try self.values(try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row))
       }
-      for (key, value) in content.pages(segment: segment) {
+      let parts = try SegmentBuilder.build(schema: schema, rows: chunk.map(\.row)) { values[$0] }
+      for (key, value) in SegmentBuilder.pages(parts, segment: segment) {
         try txn.put(databases.index, key, value, flags: .append)
       }
       directory.starts.append(segment)

@@ -1,9 +1,10 @@
 import LMDB
 
-/// Joins two adjacent segments — the last two of the `index` database — into one that starts
-/// where the first did. The first's rows all come before the second's, so each posting list of
-/// the result is the first's parts followed by the second's: parts are copied as they are stored,
-/// but for the first row of each of the second's parts, written again against the new start.
+/// Joins adjacent segments — the last ones of the `index` database — into one that starts where
+/// the first did. Each one's rows all come before the next one's, so each posting list of the
+/// result is the first's parts followed by the next ones': parts are copied as they are stored,
+/// but for the first row of each of the later segments' parts, written again against the new
+/// start.
 /// Small parts of one list are joined into one (decoded and encoded again), so that a list merged
 /// many times does not become a chain of tiny parts. Ordered entries merge as two sorted runs.
 struct SegmentMerger {
@@ -21,47 +22,50 @@ struct SegmentMerger {
     var entry: PostingPage.Entry
   }
 
-  func merge(_ first: Row, _ second: Row) throws {
+  /// Merges the consecutive segments starting at `starts` (ascending), the last of the index,
+  /// into one that starts at the first.
+  func merge(_ starts: [Row]) throws {
+    guard let first = starts.first, starts.count > 1 else { return }
     var pages: [(key: [UInt8], value: [UInt8])] = []
     for kind in [IndexKind.trigram, .term] {
-      let a = try parts(of: first, kind: kind)
-      let b = try parts(of: second, kind: kind)
+      let inputs = try starts.map { try parts(of: $0, kind: kind) }
+      var cursors = [Int](repeating: 0, count: inputs.count)
       var writer = PostingPageWriter(segment: first, kind: kind)
       var pending = Pending()
-      var i = 0
-      var j = 0
-      while i < a.count || j < b.count {
-        let order = i == a.count ? 1 : j == b.count ? -1 : ByteOrder.compare(a[i].key, b[j].key)
-        let part: Part
-        if order <= 0 {
-          part = a[i]
-          i += 1
-        } else {
-          part = b[j]
-          j += 1
+      while true {
+        // The smallest key among the inputs' next parts; equal keys go in segment order.
+        var best: Int?
+        for input in inputs.indices where cursors[input] < inputs[input].count {
+          if let current = best,
+            ByteOrder.compare(inputs[input][cursors[input]].key, inputs[current][cursors[current]].key) >= 0
+          {
+            continue
+          }
+          best = input
         }
+        guard let input = best else { break }
+        let part = inputs[input][cursors[input]]
+        cursors[input] += 1
         try add(part, to: &writer, pending: &pending, start: first, positional: kind == .trigram)
-        pages.append(contentsOf: writer.takePages())
+        if writer.hasPages { pages.append(contentsOf: writer.takePages()) }
       }
       pending.flush(into: &writer, positional: kind == .trigram)
       writer.flush()
       pages.append(contentsOf: writer.takePages())
     }
-    let a = try orderedEntries(of: first)
-    let b = try orderedEntries(of: second)
-    var merged: [OrderedEntry] = []
-    merged.reserveCapacity(a.count + b.count)
-    var i = 0
-    var j = 0
-    while i < a.count || j < b.count {
-      if j == b.count || (i < a.count && a[i] < b[j]) {
-        merged.append(a[i])
-        i += 1
-      } else {
-        merged.append(b[j])
-        j += 1
+    // Each segment's entries are one sorted run: merged two at a time.
+    var runs = try starts.map { try orderedEntries(of: $0) }
+    while runs.count > 1 {
+      var next: [[OrderedEntry]] = []
+      var index = 0
+      while index + 1 < runs.count {
+        next.append(Self.merged(runs[index], runs[index + 1]))
+        index += 2
       }
+      if index < runs.count { next.append(runs[index]) }
+      runs = next
     }
+    let merged = runs.first ?? []
     var start = 0
     while start < merged.count {
       let field = merged[start].field
@@ -73,9 +77,28 @@ struct SegmentMerger {
       writer.flush()
       pages.append(contentsOf: writer.takePages())
     }
-    try SegmentMerger.delete(segment: first, in: index, txn)
-    try SegmentMerger.delete(segment: second, in: index, txn)
+    for segment in starts { try SegmentMerger.delete(segment: segment, in: index, txn) }
     for (key, value) in pages { try txn.put(index, key, value, flags: .append) }
+  }
+
+  func merge(_ first: Row, _ second: Row) throws { try merge([first, second]) }
+
+  /// Two sorted runs of ordered entries as one.
+  static func merged(_ a: [OrderedEntry], _ b: [OrderedEntry]) -> [OrderedEntry] {
+    var result: [OrderedEntry] = []
+    result.reserveCapacity(a.count + b.count)
+    var i = 0
+    var j = 0
+    while i < a.count || j < b.count {
+      if j == b.count || (i < a.count && a[i] < b[j]) {
+        result.append(a[i])
+        i += 1
+      } else {
+        result.append(b[j])
+        j += 1
+      }
+    }
+    return result
   }
 
   /// Small parts of one list, decoded, waiting to be written as one.

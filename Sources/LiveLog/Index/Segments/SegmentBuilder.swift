@@ -1,0 +1,351 @@
+/// The index entries of a run of rows, gathered in row order straight from their field values
+/// and laid out as one segment's pages: how a fold writes the rows it adds, and how a replay or a
+/// large commit writes theirs.
+///
+/// Built for bulk: a trigram posting is two words in flat arrays (its code with its place, and
+/// its row with its position), sorted once by code with a stable radix sort, so each code's
+/// postings come out in row order; terms are interned in a hash table of their own over one
+/// byte arena; ordered values are sorted per field. Nothing is allocated per record. A large run
+/// is split between two builders that work at once (`build`), whose sorted parts are merged when
+/// the pages are written.
+struct SegmentBuilder {
+  private let substring: [Int]
+  private let equality: [Field]
+  private let orderedFields: [(slot: UInt8, width: Int, type: FieldType)]
+
+  /// Each trigram posting as `code << 32 | low`: packed, `low` is the row's offset from `base`
+  /// (17 bits) and the position (15 bits), so that sorting the keys alone lays every posting out
+  /// in order (rows ascending within a code, positions within a row); else (`postings` is not
+  /// empty, for a run with a longer text or more rows) `low` is the posting's place in
+  /// `postings`.
+  private var trigramKeys: [UInt64] = []
+  /// `row << 32 | position`, once a posting did not pack.
+  private var postings: [UInt64] = []
+  private var base: Row?
+  private var isPacked = true
+  private var terms = TermTable()
+  /// Per ordered field (in `orderedFields` order): `(key, row)`.
+  private var ordered: [[(OrderedKey, Row)]]
+  private var scratch: [UInt8] = []
+  private(set) var rowCount = 0
+
+  init(schema: CollectionSchema) {
+    substring = schema.fields.filter { $0.indexes.contains(.substring) }.map(\.position)
+    equality = schema.fields.filter { $0.indexes.contains(.equality) }
+    orderedFields = schema.fields.filter { $0.indexes.contains(.ordered) }.map {
+      (UInt8(truncatingIfNeeded: $0.position), OrderedKey.width(of: $0.type), $0.type)
+    }
+    ordered = Array(repeating: [], count: orderedFields.count)
+  }
+
+  var isEmpty: Bool { rowCount == 0 }
+
+  /// Adds the entries of `row`, whose values (by slot) are `values`; rows come in ascending order.
+  mutating func add(row: Row, values: [FieldValue]) {
+    rowCount += 1
+    for slot in substring {
+      guard slot < values.count, case .string(let text) = values[slot] else { continue }
+      TrigramPostings.append(text, field: slot) { posting in addTrigram(posting, row: row) }
+    }
+    for field in equality {
+      let value = field.position < values.count ? values[field.position] : .null
+      IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch) { term in
+        terms.add(term, row: row)
+      }
+    }
+    for (index, field) in orderedFields.enumerated() {
+      let value = Int(field.slot) < values.count ? values[Int(field.slot)] : .null
+      ordered[index].append((OrderedKey(value, type: field.type), row))
+    }
+  }
+
+  /// Files one posting, `code << 32 | position`, of `row`.
+  @inline(__always)
+  private mutating func addTrigram(_ posting: UInt64, row: Row) {
+    let start = base ?? row
+    base = start
+    let offset = UInt64(row - start)
+    let position = posting & 0xFFFF_FFFF
+    if isPacked && offset < 1 << 17 && position < 1 << 15 {
+      trigramKeys.append(posting & 0xFFFF_FFFF_0000_0000 | offset << 15 | position)
+      return
+    }
+    if isPacked {
+      // Unpack what is filed so far: postings in their own array from now on.
+      isPacked = false
+      for index in trigramKeys.indices {
+        let key = trigramKeys[index]
+        let row = start + Row(truncatingIfNeeded: (key & 0xFFFF_FFFF) >> 15)
+        postings.append(UInt64(row) << 32 | (key & 0x7FFF))
+        trigramKeys[index] = key & 0xFFFF_FFFF_0000_0000 | UInt64(index)
+      }
+    }
+    trigramKeys.append(posting & 0xFFFF_FFFF_0000_0000 | UInt64(postings.count))
+    postings.append(UInt64(row) << 32 | position)
+  }
+
+  /// The row and position of a sorted trigram key.
+  @inline(__always)
+  private static func posting(
+    _ key: UInt64, packed: Bool, base: Row, postings: UnsafeBufferPointer<UInt64>
+  ) -> (row: Row, position: UInt32) {
+    if packed {
+      return (base + Row(truncatingIfNeeded: (key & 0xFFFF_FFFF) >> 15), UInt32(truncatingIfNeeded: key & 0x7FFF))
+    }
+    let posting = postings[Int(truncatingIfNeeded: key & 0xFFFF_FFFF)]
+    return (Row(truncatingIfNeeded: posting >> 32), UInt32(truncatingIfNeeded: posting))
+  }
+
+  /// Builds the entries of `rows` (ascending) on up to two cores at once; `values(i)` gives the
+  /// values of `rows[i]`. The builders cover consecutive runs of the rows, in order.
+  static func build(
+    schema: CollectionSchema, rows: [Row], values: @Sendable (Int) throws -> [FieldValue]
+  ) throws -> [SegmentBuilder] {
+    let halves = rows.count >= 4_096 ? 2 : 1
+    let built = try ParallelMap.map(halves, minimumPerWorker: 1) { half in
+      var builder = SegmentBuilder(schema: schema)
+      for index in (rows.count * half / halves)..<(rows.count * (half + 1) / halves) {
+        builder.add(row: rows[index], values: try values(index))
+      }
+      builder.sortTrigrams()
+      return builder
+    }
+    return built
+  }
+
+  /// Sorts the trigram keys by code, keeping each code's postings in the order they came (rows
+  /// ascending): a least-significant-digit radix sort over the code's four bytes.
+  mutating func sortTrigrams() {
+    var source = trigramKeys
+    guard source.count > 1 else { return }
+    var target = [UInt64](repeating: 0, count: source.count)
+    var differing: UInt64 = 0
+    let first = source[0]
+    for key in source { differing |= key ^ first }
+    var counts = [Int](repeating: 0, count: 257)
+    for pass in 4..<8 {
+      let shift = UInt64(pass * 8)
+      guard (differing >> shift) & 0xFF != 0 else { continue }
+      for index in counts.indices { counts[index] = 0 }
+      for key in source { counts[Int((key >> shift) & 0xFF) + 1] += 1 }
+      for index in 1..<257 { counts[index] += counts[index - 1] }
+      for key in source {
+        let bucket = Int((key >> shift) & 0xFF)
+        target[counts[bucket]] = key
+        counts[bucket] += 1
+      }
+      swap(&source, &target)
+    }
+    trigramKeys = source
+  }
+
+  /// The pages of one segment holding the entries of `parts` (consecutive runs of rows, in
+  /// order, each with its trigrams sorted), in key order: trigram lists, terms, ordered values.
+  static func pages(_ parts: [SegmentBuilder], segment: Row) -> [(key: [UInt8], value: [UInt8])] {
+    var pages: [(key: [UInt8], value: [UInt8])] = []
+    writeTrigrams(parts, segment: segment, into: &pages)
+    writeTerms(parts, segment: segment, into: &pages)
+    writeOrdered(parts, segment: segment, into: &pages)
+    return pages
+  }
+
+  private static func writeTrigrams(
+    _ parts: [SegmentBuilder], segment: Row, into pages: inout [(key: [UInt8], value: [UInt8])]
+  ) {
+    // `build` makes one or two parts: walk both at once, through their buffers (a loop over an
+    // array of builders would copy each builder, and retain its arrays, for every code).
+    precondition(parts.count <= 2, "a segment is built from at most two parts")
+    let empty: [UInt64] = []
+    let keysA = parts.first?.trigramKeys ?? empty
+    let postingsA = parts.first?.postings ?? empty
+    let keysB = parts.count > 1 ? parts[1].trigramKeys : empty
+    let postingsB = parts.count > 1 ? parts[1].postings : empty
+    let packedA = parts.first?.isPacked ?? true
+    let packedB = parts.count > 1 ? parts[1].isPacked : true
+    let baseA = parts.first?.base ?? 0
+    let baseB = parts.count > 1 ? parts[1].base ?? 0 : 0
+    var writer = PostingPageWriter(segment: segment, kind: .trigram)
+    var rows: [Row] = []
+    var bounds: [Int] = [0]
+    var positions: [UInt32] = []
+    keysA.withUnsafeBufferPointer { keysA in
+      postingsA.withUnsafeBufferPointer { postingsA in
+        keysB.withUnsafeBufferPointer { keysB in
+          postingsB.withUnsafeBufferPointer { postingsB in
+            var i = 0
+            var j = 0
+            func take(
+              _ keys: UnsafeBufferPointer<UInt64>, _ postings: UnsafeBufferPointer<UInt64>, packed: Bool,
+              base: Row, from start: Int, code: UInt64
+            ) -> Int {
+              var at = start
+              while at < keys.count && keys[at] >> 32 == code {
+                let (row, position) = posting(keys[at], packed: packed, base: base, postings: postings)
+                // A trigram at several positions of one row: one posting with them all.
+                if rows.last != row {
+                  if !rows.isEmpty { bounds.append(positions.count) }
+                  rows.append(row)
+                }
+                positions.append(position)
+                at += 1
+              }
+              return at
+            }
+            while i < keysA.count || j < keysB.count {
+              let code = min(i < keysA.count ? keysA[i] >> 32 : .max, j < keysB.count ? keysB[j] >> 32 : .max)
+              rows.removeAll(keepingCapacity: true)
+              bounds.removeAll(keepingCapacity: true)
+              bounds.append(0)
+              positions.removeAll(keepingCapacity: true)
+              i = take(keysA, postingsA, packed: packedA, base: baseA, from: i, code: code)
+              j = take(keysB, postingsB, packed: packedB, base: baseB, from: j, code: code)
+              bounds.append(positions.count)
+              let key = IndexKeys.trigramPrefix(UInt32(truncatingIfNeeded: code))
+              rows.withUnsafeBufferPointer { r in
+                bounds.withUnsafeBufferPointer { b in
+                  positions.withUnsafeBufferPointer { p in
+                    writer.add(key: key, PostingListSource(rows: r, bounds: b, positions: p))
+                  }
+                }
+              }
+              if writer.hasPages { pages.append(contentsOf: writer.takePages()) }
+            }
+          }
+        }
+      }
+    }
+    writer.flush()
+    pages.append(contentsOf: writer.takePages())
+  }
+
+  private static func writeTerms(
+    _ parts: [SegmentBuilder], segment: Row, into pages: inout [(key: [UInt8], value: [UInt8])]
+  ) {
+    var writer = PostingPageWriter(segment: segment, kind: .term)
+    let orders = parts.map { $0.terms.sortedIDs() }
+    var cursors = [Int](repeating: 0, count: parts.count)
+    var rows: [Row] = []
+    while true {
+      // The part whose next term is smallest; then every part's run of that term, in order.
+      var best: Int?
+      for index in parts.indices where cursors[index] < orders[index].count {
+        if let current = best,
+          TermTable.compare(
+            parts[index].terms, orders[index][cursors[index]], parts[current].terms, orders[current][cursors[current]]
+          ) >= 0
+        {
+          continue
+        }
+        best = index
+      }
+      guard let first = best else { break }
+      let firstID = orders[first][cursors[first]]
+      let key = parts[first].terms.bytes(of: firstID)
+      rows.removeAll(keepingCapacity: true)
+      for index in parts.indices where cursors[index] < orders[index].count {
+        let id = orders[index][cursors[index]]
+        guard index == first || TermTable.compare(parts[index].terms, id, parts[first].terms, firstID) == 0 else {
+          continue
+        }
+        rows.append(contentsOf: parts[index].terms.rows[id])
+        cursors[index] += 1
+      }
+      rows.withUnsafeBufferPointer { writer.add(key: key, PostingListSource(rows: $0)) }
+      if writer.hasPages { pages.append(contentsOf: writer.takePages()) }
+    }
+    writer.flush()
+    pages.append(contentsOf: writer.takePages())
+  }
+
+  private static func writeOrdered(
+    _ parts: [SegmentBuilder], segment: Row, into pages: inout [(key: [UInt8], value: [UInt8])]
+  ) {
+    guard let first = parts.first else { return }
+    for (index, field) in first.orderedFields.enumerated().sorted(by: { $0.element.slot < $1.element.slot }) {
+      var entries = parts.flatMap { $0.ordered[index] }
+      // Rows are unique, so (key, row) orders them all.
+      entries.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+      guard !entries.isEmpty else { continue }
+      var writer = OrderedPageWriter(segment: segment, field: field.slot, width: field.width)
+      for (key, row) in entries { writer.add(key, row: row) }
+      writer.flush()
+      pages.append(contentsOf: writer.takePages())
+    }
+  }
+}
+
+/// Equality terms of a run of rows, interned: each distinct term's bytes once in an arena, and
+/// its rows in order.
+struct TermTable {
+  private var arena: [UInt8] = []
+  private var starts: [Int] = []
+  private var hashes: [UInt64] = []
+  /// Open addressing, slot → term id + 1 (0: empty).
+  private var slots: [Int32] = Array(repeating: 0, count: 1_024)
+  private(set) var rows: [[Row]] = []
+
+  mutating func add(_ term: UnsafeRawBufferPointer, row: Row) {
+    var hasher = DigestHasher()
+    hasher.combine(term)
+    let hash = hasher.value
+    let mask = slots.count - 1
+    var slot = Int(truncatingIfNeeded: hash) & mask
+    while slots[slot] != 0 {
+      let id = Int(slots[slot]) - 1
+      if hashes[id] == hash && bytesEqual(id, term) {
+        if rows[id].last != row { rows[id].append(row) }
+        return
+      }
+      slot = (slot + 1) & mask
+    }
+    let id = starts.count
+    starts.append(arena.count)
+    arena.append(contentsOf: term)
+    hashes.append(hash)
+    rows.append([row])
+    slots[slot] = Int32(id + 1)
+    if starts.count * 2 > slots.count { grow() }
+  }
+
+  private func bytesEqual(_ id: Int, _ term: UnsafeRawBufferPointer) -> Bool {
+    let start = starts[id]
+    let end = id + 1 < starts.count ? starts[id + 1] : arena.count
+    guard end - start == term.count else { return false }
+    return arena.withUnsafeBytes { ByteOrder.compare(UnsafeRawBufferPointer(rebasing: $0[start..<end]), term) == 0 }
+  }
+
+  private mutating func grow() {
+    slots = Array(repeating: 0, count: slots.count * 2)
+    let mask = slots.count - 1
+    for id in hashes.indices {
+      var slot = Int(truncatingIfNeeded: hashes[id]) & mask
+      while slots[slot] != 0 { slot = (slot + 1) & mask }
+      slots[slot] = Int32(id + 1)
+    }
+  }
+
+  private func range(of id: Int) -> Range<Int> {
+    starts[id]..<(id + 1 < starts.count ? starts[id + 1] : arena.count)
+  }
+
+  func bytes(of id: Int) -> [UInt8] { Array(arena[range(of: id)]) }
+
+  /// The order of term `a` of `x` and term `b` of `y`, bytewise.
+  static func compare(_ x: TermTable, _ a: Int, _ y: TermTable, _ b: Int) -> Int {
+    x.arena.withUnsafeBytes { left in
+      y.arena.withUnsafeBytes { right in
+        ByteOrder.compare(
+          UnsafeRawBufferPointer(rebasing: left[x.range(of: a)]), UnsafeRawBufferPointer(rebasing: right[y.range(of: b)]))
+      }
+    }
+  }
+
+  /// Term ids in the order of their bytes.
+  func sortedIDs() -> [Int] {
+    arena.withUnsafeBytes { raw in
+      starts.indices.sorted { a, b in
+        ByteOrder.compare(UnsafeRawBufferPointer(rebasing: raw[range(of: a)]), UnsafeRawBufferPointer(rebasing: raw[range(of: b)])) < 0
+      }
+    }
+  }
+}
