@@ -41,10 +41,15 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 
   /// Cap on how far estimates count: beyond it a list is simply "large".
   static var estimateLimit: Int { 50_000 }
+  /// Ranks a range after every part with an estimate; its own is taken when they have bounded it.
+  private static var deferredEstimate: Int { Int.max - 1 }
   /// How many times longer than the candidates found so far a part of an `AND` may be and still
   /// be read: decoding a posting costs a few nanoseconds, checking a candidate's record (two
   /// lookups and a decode) a microsecond or more.
   static var readRatio: Int { 256 }
+  /// The same for a range: an ordered entry is decoded, collected and sorted (about 50 ns), so
+  /// a range is read only while it is at most this many times longer than the candidates.
+  static var orderedReadRatio: Int { 16 }
 
   init(collection: StoredCollection, txn: Txn) throws {
     self.collection = collection
@@ -124,19 +129,37 @@ struct QueryExecutor<Txn: ReadableTransaction> {
           PlanStep(
             depth: depth + 1, description: "scan: \(reason)", actual: nil, exact: false,
             skipped: "checked per row"))
-      case .lookup(let lookup): ranked.append((try estimate(lookup), part))
+      case .lookup(let lookup):
+        // A range's estimate walks its entries; it waits until the other parts bound it.
+        if case .ordered = lookup.access {
+          ranked.append((Self.deferredEstimate, part))
+        } else {
+          ranked.append((try estimate(lookup), part))
+        }
       case .not(let inner, let predicate):
         let size = if case .lookup(let lookup) = inner { try estimate(lookup) } else { Int.max }
         negated.append((size, inner, predicate))
       default: ranked.append((-1, part))
       }
     }
+    if ranked.allSatisfy({ $0.estimate == Self.deferredEstimate }) {
+      ranked = try ranked.map { entry in
+        guard case .lookup(let lookup) = entry.node else { return entry }
+        return (try estimate(lookup), entry.node)
+      }
+    }
     ranked.sort { $0.estimate < $1.estimate }
     negated.sort { $0.estimate < $1.estimate }
     var current: [Row]?
     var unsure: [Row] = []
-    for (estimate, node) in ranked {
-      if let rows = current, estimate > Self.readRatio * max(rows.count, 1) {
+    for (ranking, node) in ranked {
+      var estimate = ranking
+      var ratio = Self.readRatio
+      if case .lookup(let lookup) = node, case .ordered = lookup.access { ratio = Self.orderedReadRatio }
+      if ranking == Self.deferredEstimate, let rows = current, case .lookup(let lookup) = node {
+        estimate = try self.estimate(lookup, limit: ratio * max(rows.count, 1) + 1)
+      }
+      if let rows = current, estimate > ratio * max(rows.count, 1) {
         exact = false
         steps.append(
           PlanStep(
@@ -146,7 +169,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
       let found: Candidates =
         if case .lookup(let lookup) = node {
-          try read(lookup, estimated: estimate, depth: depth + 1)
+          try read(lookup, estimated: estimate == Self.deferredEstimate ? nil : estimate, depth: depth + 1)
         } else { try candidates(node, depth: depth + 1) }
       switch found {
       case .all(let partExact):
@@ -249,8 +272,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 
   // MARK: Lookups
 
-  func estimate(_ lookup: IndexLookup) throws -> Int {
-    let limit = Self.estimateLimit
+  func estimate(_ lookup: IndexLookup, limit: Int = Self.estimateLimit) throws -> Int {
     switch lookup.access {
     case .trigrams(_, let codes):
       var smallest = Int.max
