@@ -8,7 +8,7 @@
 /// byte arena; ordered values are sorted per field. Nothing is allocated per record. A large run
 /// is split between two builders that work at once (`build`), whose sorted parts are merged when
 /// the pages are written.
-struct SegmentBuilder {
+struct SegmentBuilder: Sendable {
   private let substring: [Int]
   private let equality: [Field]
   private let orderedFields: [(slot: UInt8, width: Int, type: FieldType)]
@@ -86,7 +86,7 @@ struct SegmentBuilder {
 
   /// The row and position of a sorted trigram key.
   @inline(__always)
-  private static func posting(
+  fileprivate static func posting(
     _ key: UInt64, packed: Bool, base: Row, postings: UnsafeBufferPointer<UInt64>
   ) -> (row: Row, position: UInt32) {
     if packed {
@@ -118,6 +118,8 @@ struct SegmentBuilder {
   mutating func sortTrigrams() {
     var source = trigramKeys
     guard source.count > 1 else { return }
+    // Dropped, so that the passes write the buffer in place rather than copying it.
+    trigramKeys = []
     var target = [UInt64](repeating: 0, count: source.count)
     var differing: UInt64 = 0
     let first = source[0]
@@ -141,12 +143,21 @@ struct SegmentBuilder {
 
   /// The pages of one segment holding the entries of `parts` (consecutive runs of rows, in
   /// order, each with its trigrams sorted), in key order: trigram lists, terms, ordered values.
+  /// The trigram lists, the larger share, are laid out on one core while the terms and ordered
+  /// values are on another.
   static func pages(_ parts: [SegmentBuilder], segment: Row) -> [(key: [UInt8], value: [UInt8])] {
-    var pages: [(key: [UInt8], value: [UInt8])] = []
-    writeTrigrams(parts, segment: segment, into: &pages)
-    writeTerms(parts, segment: segment, into: &pages)
-    writeOrdered(parts, segment: segment, into: &pages)
-    return pages
+    // The closure throws nothing, so `try?` loses nothing.
+    let kinds: [[(key: [UInt8], value: [UInt8])]] = (try? ParallelMap.map(2, minimumPerWorker: 1) { kind in
+      var pages: [(key: [UInt8], value: [UInt8])] = []
+      if kind == 0 {
+        writeTrigrams(parts, segment: segment, into: &pages)
+      } else {
+        writeTerms(parts, segment: segment, into: &pages)
+        writeOrdered(parts, segment: segment, into: &pages)
+      }
+      return pages
+    }) ?? []
+    return kinds.flatMap { $0 }
   }
 
   private static func writeTrigrams(
@@ -165,49 +176,21 @@ struct SegmentBuilder {
     let baseA = parts.first?.base ?? 0
     let baseB = parts.count > 1 ? parts[1].base ?? 0 : 0
     var writer = PostingPageWriter(segment: segment, kind: .trigram)
-    var rows: [Row] = []
-    var bounds: [Int] = [0]
-    var positions: [UInt32] = []
+    var list = TrigramList()
     keysA.withUnsafeBufferPointer { keysA in
       postingsA.withUnsafeBufferPointer { postingsA in
         keysB.withUnsafeBufferPointer { keysB in
           postingsB.withUnsafeBufferPointer { postingsB in
+            let a = TrigramList.Run(keys: keysA, postings: postingsA, packed: packedA, base: baseA)
+            let b = TrigramList.Run(keys: keysB, postings: postingsB, packed: packedB, base: baseB)
             var i = 0
             var j = 0
-            func take(
-              _ keys: UnsafeBufferPointer<UInt64>, _ postings: UnsafeBufferPointer<UInt64>, packed: Bool,
-              base: Row, from start: Int, code: UInt64
-            ) -> Int {
-              var at = start
-              while at < keys.count && keys[at] >> 32 == code {
-                let (row, position) = posting(keys[at], packed: packed, base: base, postings: postings)
-                // A trigram at several positions of one row: one posting with them all.
-                if rows.last != row {
-                  if !rows.isEmpty { bounds.append(positions.count) }
-                  rows.append(row)
-                }
-                positions.append(position)
-                at += 1
-              }
-              return at
-            }
             while i < keysA.count || j < keysB.count {
               let code = min(i < keysA.count ? keysA[i] >> 32 : .max, j < keysB.count ? keysB[j] >> 32 : .max)
-              rows.removeAll(keepingCapacity: true)
-              bounds.removeAll(keepingCapacity: true)
-              bounds.append(0)
-              positions.removeAll(keepingCapacity: true)
-              i = take(keysA, postingsA, packed: packedA, base: baseA, from: i, code: code)
-              j = take(keysB, postingsB, packed: packedB, base: baseB, from: j, code: code)
-              bounds.append(positions.count)
-              let key = IndexKeys.trigramPrefix(UInt32(truncatingIfNeeded: code))
-              rows.withUnsafeBufferPointer { r in
-                bounds.withUnsafeBufferPointer { b in
-                  positions.withUnsafeBufferPointer { p in
-                    writer.add(key: key, PostingListSource(rows: r, bounds: b, positions: p))
-                  }
-                }
-              }
+              list.clear()
+              i = list.take(a, from: i, code: code)
+              j = list.take(b, from: j, code: code)
+              list.write(code: code, to: &writer)
               if writer.hasPages { pages.append(contentsOf: writer.takePages()) }
             }
           }
@@ -216,6 +199,59 @@ struct SegmentBuilder {
     }
     writer.flush()
     pages.append(contentsOf: writer.takePages())
+  }
+
+  /// One trigram's postings gathered from the sorted runs of the parts: its rows, and each
+  /// row's positions. A value type of its own, so that gathering is checked for exclusive access
+  /// when compiled rather than at every posting.
+  private struct TrigramList {
+    /// A part's sorted keys and how to read them.
+    struct Run {
+      let keys: UnsafeBufferPointer<UInt64>
+      let postings: UnsafeBufferPointer<UInt64>
+      let packed: Bool
+      let base: Row
+    }
+
+    private var rows: [Row] = []
+    private var bounds: [Int] = [0]
+    private var positions: [UInt32] = []
+
+    mutating func clear() {
+      rows.removeAll(keepingCapacity: true)
+      bounds.removeAll(keepingCapacity: true)
+      bounds.append(0)
+      positions.removeAll(keepingCapacity: true)
+    }
+
+    /// Takes `run`'s postings of `code` from `start` on; returns where the next code begins.
+    mutating func take(_ run: Run, from start: Int, code: UInt64) -> Int {
+      var at = start
+      while at < run.keys.count && run.keys[at] >> 32 == code {
+        let (row, position) = SegmentBuilder.posting(
+          run.keys[at], packed: run.packed, base: run.base, postings: run.postings)
+        // A trigram at several positions of one row: one posting with them all.
+        if rows.last != row {
+          if !rows.isEmpty { bounds.append(positions.count) }
+          rows.append(row)
+        }
+        positions.append(position)
+        at += 1
+      }
+      return at
+    }
+
+    mutating func write(code: UInt64, to writer: inout PostingPageWriter) {
+      bounds.append(positions.count)
+      let key = IndexKeys.trigramPrefix(UInt32(truncatingIfNeeded: code))
+      rows.withUnsafeBufferPointer { r in
+        bounds.withUnsafeBufferPointer { b in
+          positions.withUnsafeBufferPointer { p in
+            writer.add(key: key, PostingListSource(rows: r, bounds: b, positions: p))
+          }
+        }
+      }
+    }
   }
 
   private static func writeTerms(
