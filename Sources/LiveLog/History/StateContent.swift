@@ -20,6 +20,15 @@ enum StateContent {
     var positions: [UInt32]
 
     var hash: UInt64 {
+      key.withUnsafeBytes { key in
+        positions.withUnsafeBufferPointer { Self.hash(kind, key, row, $0) }
+      }
+    }
+
+    /// The hash of one entry, from the bytes it is read from (no entry is built for it).
+    static func hash(
+      _ kind: IndexKind, _ key: UnsafeRawBufferPointer, _ row: Row, _ positions: UnsafeBufferPointer<UInt32>
+    ) -> UInt64 {
       var hasher = DigestHasher()
       hasher.combine(UInt64(kind.rawValue))
       hasher.combine(key)
@@ -50,14 +59,76 @@ enum StateContent {
     }
   }
 
-  /// Calls `body` with every index entry of `collection` (in no particular order); `rows`, when
-  /// given, limits them to those rows.
+  /// Per row of a collection, the wrapping sum of its index entries' hashes: two stores hold the
+  /// same index entries exactly when their fingerprints agree row by row (up to hash collisions),
+  /// and the first row where they do not is the first difference. One word per row, since the
+  /// entries of a trigram visit rows in no cache-friendly order.
+  struct IndexFingerprints: Equatable {
+    private(set) var sums: [UInt64] = []
+    private(set) var entries = 0
+
+    mutating func add(_ hash: UInt64, row: Row) {
+      let index = Int(row)
+      if index >= sums.count {
+        // Rows are dense from 0, so the array grows to the row count and no further.
+        sums.append(contentsOf: repeatElement(0, count: max(index + 1, sums.count * 2, 1024) - sums.count))
+      }
+      // An entry whose hash is 0 still changes its row's sum.
+      sums[index] &+= hash | 1
+      entries += 1
+    }
+
+    /// The sum of every entry's hash (which no order changes).
+    var sum: UInt64 { sums.reduce(0, &+) }
+
+    /// The first row whose entries differ between the two.
+    func firstDifferingRow(from other: Self) -> Row? {
+      for index in 0..<max(sums.count, other.sums.count) {
+        let mine = index < sums.count ? sums[index] : 0
+        let theirs = index < other.sums.count ? other.sums[index] : 0
+        if mine != theirs { return Row(index) }
+      }
+      return nil
+    }
+  }
+
+  /// The fingerprints of every row of `collection`'s index.
+  static func indexFingerprints(of collection: StoredCollection, _ txn: some ReadableTransaction) throws
+    -> IndexFingerprints
+  {
+    var fingerprints = IndexFingerprints()
+    try visitIndexEntries(of: collection, txn, onlyRow: nil) { kind, key, row, positions in
+      fingerprints.add(IndexEntry.hash(kind, key, row, positions), row: row)
+    }
+    return fingerprints
+  }
+
+  /// Calls `body` with every index entry of `collection` (in no particular order); `onlyRow`,
+  /// when given, limits them to that row.
   static func forEachIndexEntry(
     of collection: StoredCollection, _ txn: some ReadableTransaction, onlyRow: Row? = nil,
     _ body: (IndexEntry) throws -> Void
   ) throws {
+    try visitIndexEntries(of: collection, txn, onlyRow: onlyRow) { kind, key, row, positions in
+      try body(IndexEntry(kind: kind, key: Array(key), row: row, positions: Array(positions)))
+    }
+  }
+
+  /// Every index entry as the bytes it is read from, valid only during the call: a digest of a
+  /// million-record store visits tens of millions of entries, too many to build one each.
+  private static func visitIndexEntries(
+    of collection: StoredCollection, _ txn: some ReadableTransaction, onlyRow: Row?,
+    _ body: (IndexKind, UnsafeRawBufferPointer, Row, UnsafeBufferPointer<UInt32>) throws -> Void
+  ) throws {
     let recent = try RecentRows.load(collection, txn)
     let shadowed = Set(recent.rows)
+    func isVisited(_ row: Row) -> Bool {
+      (onlyRow == nil || onlyRow == row) && (shadowed.isEmpty || !shadowed.contains(row))
+    }
+    var key: [UInt8] = []
+    var rows: [Row] = []
+    var bounds: [Int] = []
+    var positions: [UInt32] = []
     do {
       try txn.withCursor(collection.databases.index) { cursor in
         var entry = try cursor.first()
@@ -68,13 +139,22 @@ enum StateContent {
           let segment = IndexPageKey.segment(of: page.key)
           switch kind {
           case .trigram, .term:
-            let view = try PostingPage.View(page.value, positional: kind == .trigram)
-            for position in 0..<view.count {
-              let part = try view.entry(position)
-              let key = Array(part.key)
-              for (row, positions) in try PostingPage.decode(part, segment: segment, positional: kind == .trigram)
-              where !shadowed.contains(row) && (onlyRow == nil || onlyRow == row) {
-                try body(IndexEntry(kind: kind, key: key, row: row, positions: positions))
+            let positional = kind == .trigram
+            let view = try PostingPage.View(page.value, positional: positional)
+            for index in 0..<view.count {
+              let part = try view.entry(index)
+              rows.removeAll(keepingCapacity: true)
+              bounds.removeAll(keepingCapacity: true)
+              bounds.append(0)
+              positions.removeAll(keepingCapacity: true)
+              try PostingPage.decode(
+                part, segment: segment, positional: positional, rows: &rows, bounds: &bounds,
+                positions: &positions)
+              try positions.withUnsafeBufferPointer { all in
+                for (index, row) in rows.enumerated() where isVisited(row) {
+                  let own = positional ? UnsafeBufferPointer(rebasing: all[bounds[index]..<bounds[index + 1]]) : UnsafeBufferPointer(rebasing: all[0..<0])
+                  try body(kind, part.key, row, own)
+                }
               }
             }
           case .ordered:
@@ -82,10 +162,11 @@ enum StateContent {
             let slot = page.key[IndexPageKey.headerSize]
             var reader = try OrderedPage.Reader(pageKey: page.key, value: page.value, width: width)
             while let (value, row) = try reader.next() {
-              guard !shadowed.contains(row), onlyRow == nil || onlyRow == row else { continue }
-              var key: [UInt8] = [slot]
+              guard isVisited(row) else { continue }
+              key.removeAll(keepingCapacity: true)
+              key.append(slot)
               value.append(to: &key, width: width)
-              try body(IndexEntry(kind: .ordered, key: key, row: row, positions: []))
+              try key.withUnsafeBytes { try body(.ordered, $0, row, UnsafeBufferPointer(start: nil, count: 0)) }
             }
           }
           entry = try cursor.next()
@@ -102,21 +183,25 @@ enum StateContent {
       // reads differently from the entries a replay builds.
       let record = try collection.entries(
         of: try collection.record(at: UInt64(row), lsn: view.lsn, txn), row: UInt64(row))
-      var positions: [UInt32: [UInt32]] = [:]
+      var codePositions: [UInt32: [UInt32]] = [:]
       for posting in record.trigrams {
-        positions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(UInt32(truncatingIfNeeded: posting))
+        codePositions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(
+          UInt32(truncatingIfNeeded: posting))
       }
       for index in 0..<view.trigramCount {
         let code = view.code(index)
-        try body(IndexEntry(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: row, positions: positions[code] ?? []))
+        try IndexKeys.trigramPrefix(code).withUnsafeBytes { key in
+          try (codePositions[code] ?? []).withUnsafeBufferPointer { try body(.trigram, key, row, $0) }
+        }
       }
-      try view.forEachTerm { try body(IndexEntry(kind: .term, key: Array($0), row: row, positions: [])) }
+      try view.forEachTerm { term in try body(.term, UnsafeRawBufferPointer(term), row, UnsafeBufferPointer(start: nil, count: 0)) }
       for index in 0..<view.orderedCount {
         let slot = view.orderedField(index)
         guard let value = view.orderedKey(field: slot) else { continue }
-        var key: [UInt8] = [slot]
+        key.removeAll(keepingCapacity: true)
+        key.append(slot)
         value.append(to: &key, width: width(slot))
-        try body(IndexEntry(kind: .ordered, key: key, row: row, positions: []))
+        try key.withUnsafeBytes { try body(.ordered, $0, row, UnsafeBufferPointer(start: nil, count: 0)) }
       }
     }
   }

@@ -115,12 +115,9 @@ extension Store {
         }
       case .index(let collection):
         // Entries come in no order: their hashes are summed, which no order changes.
-        var sum: UInt64 = 0
-        try StateContent.forEachIndexEntry(of: collection, txn) { entry in
-          sum &+= entry.hash
-          entries += 1
-        }
-        hasher.combine(sum)
+        let fingerprints = try StateContent.indexFingerprints(of: collection, txn)
+        entries = fingerprints.entries
+        hasher.combine(fingerprints.sum)
       }
       databases[table.name] = StateDigest.DatabaseDigest(hash: hasher.value, entries: entries)
     }
@@ -275,23 +272,9 @@ extension Store {
   private static func firstIndexDifference(
     _ name: String, _ left: StoredCollection, _ a: Transaction, _ right: StoredCollection, _ b: Transaction
   ) throws -> StateDifference? {
-    // Per row: how many entries, and the sum of their hashes.
-    func fingerprints(_ collection: StoredCollection, _ txn: Transaction) throws -> [Row: (Int, UInt64)] {
-      var rows: [Row: (Int, UInt64)] = [:]
-      try StateContent.forEachIndexEntry(of: collection, txn) { entry in
-        let current = rows[entry.row] ?? (0, 0)
-        rows[entry.row] = (current.0 + 1, current.1 &+ entry.hash)
-      }
-      return rows
-    }
-    let mine = try fingerprints(left, a)
-    let theirs = try fingerprints(right, b)
-    let differing = Set(mine.keys).union(theirs.keys).filter { row in
-      let x = mine[row]
-      let y = theirs[row]
-      return x?.0 != y?.0 || x?.1 != y?.1
-    }
-    guard let row = differing.min() else { return nil }
+    let mine = try StateContent.indexFingerprints(of: left, a)
+    let theirs = try StateContent.indexFingerprints(of: right, b)
+    guard let row = mine.firstDifferingRow(from: theirs) else { return nil }
     func entries(_ collection: StoredCollection, _ txn: Transaction) throws -> [StateContent.IndexEntry] {
       var list: [StateContent.IndexEntry] = []
       try StateContent.forEachIndexEntry(of: collection, txn, onlyRow: row) { list.append($0) }

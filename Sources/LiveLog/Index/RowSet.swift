@@ -119,8 +119,15 @@ enum RowSet {
 
   /// Whether the ascending `rows` contains `value`.
   static func contains(_ rows: [Row], _ value: Row) -> Bool {
-    let index = gallop(rows, from: 0, to: value)
-    return index < rows.count && rows[index] == value
+    // A plain binary search: the values asked about come in no order, so galloping from the
+    // start would take twice the steps.
+    var low = 0
+    var high = rows.count
+    while low < high {
+      let middle = (low + high) / 2
+      if rows[middle] < value { low = middle + 1 } else { high = middle }
+    }
+    return low < rows.count && rows[low] == value
   }
 
   /// The distinct rows of `rows` (in any order), ascending. Many rows spread over a range not much

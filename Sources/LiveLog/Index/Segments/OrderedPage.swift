@@ -15,10 +15,11 @@
 /// Values sort by (flag, high, low) and rows ascend within a value, so most steps are a byte or
 /// two of value and two or three of row. A page holds one field's entries only.
 enum OrderedPage {
-  /// Smaller than a posting page: a top-k walk or a range's first page decodes a page per segment
-  /// before its first entry in range, so a page is kept to a few hundred entries; the key per
-  /// page costs about 3% of the bytes.
-  static let capacity = 1_008
+  /// Much smaller than a posting page: a top-k walk or a range's first page decodes a page per
+  /// segment before its first entry in range, so a page holds a few dozen entries. Measured at 1M
+  /// records (eight segments): a top-20 walk of a star range took 26 µs against 46 µs with pages
+  /// of 1,008 bytes, for 1.2 MiB more keys (0.4% of the index).
+  static let capacity = 256
 
   /// Reads a stored page's entries in order.
   struct Reader {
