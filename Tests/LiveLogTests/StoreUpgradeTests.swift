@@ -125,6 +125,32 @@ extension StoreUpgradeTests {
     #expect(try repaired.verify().passed)
   }
 
+  /// A snapshot's data file from an older LiveLog is restored under its own format's marker, so
+  /// that the first writable open upgrades it, stream position included; before, it got the
+  /// current marker and read as an empty store. A current data file gets the current marker.
+  @Test func aRestoredDataFileOfAnOlderFormatIsUpgraded() throws {
+    let directory = try TemporaryDirectory()
+    let old = try Self.copy(into: directory)
+    let position = StreamPosition(stream: "repos", sequence: 9, lsn: 336)
+    _ = try Self.placeStreamPosition(position, inFormatOneStore: old)
+    let restored = directory.child("restored")
+    try Store.restore(into: restored) { dataFile in
+      try FileManager.default.copyItem(atPath: old + "/data.mdb", toPath: dataFile)
+    }
+    let marker = try String(contentsOfFile: restored + "/LIVELOG", encoding: .utf8)
+    #expect(try StoreDirectory.parseMarker(marker, path: restored) < StoreDirectory.currentFormat)
+    let store = try Store(directory: restored)
+    #expect(try store.version() == 336)
+    #expect(try store.count(in: "repositories") == 300)
+    #expect(try store.streamPosition() == position)
+    #expect(try store.verify().passed)
+    let again = directory.child("again")
+    try Store.restore(into: again) { _ in try store.writeEnvironmentCopy(into: again) }
+    #expect(
+      try String(contentsOfFile: again + "/LIVELOG", encoding: .utf8).contains(
+        "format \(StoreDirectory.currentFormat)\n"))
+  }
+
   /// Writes `position` and a replica id into the format-1 store at `path` as a replica of that
   /// format would hold them, opened for its log alone (as an upgrade opens it); returns the id.
   static func placeStreamPosition(_ position: StreamPosition, inFormatOneStore path: String) throws -> String
