@@ -103,6 +103,34 @@ import Testing
 }
 
 extension StoreUpgradeTests {
+  /// Commands that write upgrade as those that read do: with a note saying what the upgrade
+  /// does, and its progress. `replay --in-place` upgrades too, the same rebuild.
+  @Test(arguments: [["ingest", "one.ndjson"], ["replay", "--in-place"], ["stats"]])
+  func everyCommandUpgradesWithANoteAndProgress(arguments: [String]) throws {
+    let directory = try TemporaryDirectory()
+    let path = try Self.copy(into: directory)
+    let input = directory.child("one.ndjson")
+    try Data(#"{"id": 5, "full_name": "new/five"}"#.utf8).write(to: URL(fileURLWithPath: input))
+    let result = try CommandLineTool(store: path).run(arguments.map { $0 == "one.ndjson" ? input : $0 })
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "note: upgrading \(path) from format 1 to format \(StoreDirectory.currentFormat): its log is replayed "
+          + "into a new data file"), "\(result.stderr)")
+    #expect(!result.stderr.contains("one transaction"))
+    if arguments[0] != "replay" {
+      #expect(
+        result.stderr.contains("upgrading the store, copying the log: 336 of 336 events"), "\(result.stderr)")
+      #expect(result.stderr.contains("upgrading the store, building the state: 300 of 300 records"))
+    }
+    #expect(
+      try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains(
+        "format \(StoreDirectory.currentFormat)"))
+    let store = try Store(directory: path)
+    #expect(try store.count(in: "repositories") == (arguments[0] == "ingest" ? 301 : 300))
+    #expect(try store.verify().passed)
+  }
+
   /// A replica's stream position and replica id survive an upgrade and `replay --in-place`,
   /// which keep its whole log; a replay into another directory is another store, and takes
   /// neither.
