@@ -34,25 +34,6 @@ __attribute__((target("sse4.2"))) uint32_t livelog_crc32c_hardware(uint32_t crc,
   return ~low;
 }
 
-__attribute__((target("sse4.2"))) void livelog_crc32c_hardware_lanes(uint32_t crc, const void *bytes,
-                                                                   size_t count, uint32_t *lanes) {
-  const unsigned char *p = (const unsigned char *)bytes;
-  size_t lane = count / 24 * 8;
-  uint64_t a = (uint32_t)~crc, b = 0xFFFFFFFFu, c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < lane; i += 8) {
-    uint64_t x, y, z;
-    memcpy(&x, p + i, 8);
-    memcpy(&y, p + lane + i, 8);
-    memcpy(&z, p + 2 * lane + i, 8);
-    a = _mm_crc32_u64(a, x);
-    b = _mm_crc32_u64(b, y);
-    c = _mm_crc32_u64(c, z);
-  }
-  lanes[0] = ~(uint32_t)a;
-  lanes[1] = ~(uint32_t)b;
-  lanes[2] = livelog_crc32c_hardware(~(uint32_t)c, p + 3 * lane, count - 3 * lane);
-}
-
 #elif defined(__aarch64__) || defined(_M_ARM64)
 
 #include <arm_acle.h>
@@ -92,24 +73,6 @@ __attribute__((target("crc"))) uint32_t livelog_crc32c_hardware(uint32_t crc, co
   return ~state;
 }
 
-__attribute__((target("crc"))) void livelog_crc32c_hardware_lanes(uint32_t crc, const void *bytes,
-                                                                size_t count, uint32_t *lanes) {
-  const unsigned char *p = (const unsigned char *)bytes;
-  size_t lane = count / 24 * 8;
-  uint32_t a = ~crc, b = 0xFFFFFFFFu, c = 0xFFFFFFFFu;
-  for (size_t i = 0; i < lane; i += 8) {
-    uint64_t x, y, z;
-    memcpy(&x, p + i, 8);
-    memcpy(&y, p + lane + i, 8);
-    memcpy(&z, p + 2 * lane + i, 8);
-    a = __crc32cd(a, x);
-    b = __crc32cd(b, y);
-    c = __crc32cd(c, z);
-  }
-  lanes[0] = ~a;
-  lanes[1] = ~b;
-  lanes[2] = livelog_crc32c_hardware(~c, p + 3 * lane, count - 3 * lane);
-}
 
 #else
 
@@ -119,14 +82,6 @@ uint32_t livelog_crc32c_hardware(uint32_t crc, const void *bytes, size_t count) 
   (void)bytes;
   (void)count;
   return crc;  // never called: the processor check above says no
-}
-
-void livelog_crc32c_hardware_lanes(uint32_t crc, const void *bytes, size_t count, uint32_t *lanes) {
-  (void)bytes;
-  (void)count;
-  lanes[0] = crc;  // never called either
-  lanes[1] = 0;
-  lanes[2] = 0;
 }
 
 #endif

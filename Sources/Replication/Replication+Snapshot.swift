@@ -44,7 +44,9 @@ extension Replication {
   /// Makes a new replica in `directory` (absent, or an empty directory) from the snapshot file
   /// `path`, and returns it replicating through `configuration`'s stream from the snapshot's
   /// position: `follow` or `catchUp` then apply the commits after it, and writes go through the
-  /// stream as on any replica. The restored store gets a replica id of its own.
+  /// stream as on any replica. The restored store gets a replica id of its own. A snapshot an
+  /// older LiveLog wrote is upgraded as the restored store opens (`Store.restore`), with
+  /// `options.progress`.
   ///
   /// Refused, with nothing left in `directory`: a damaged or truncated file
   /// (`ReplicationError.badSnapshot`, naming the file), a snapshot of another stream

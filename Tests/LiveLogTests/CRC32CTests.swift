@@ -82,41 +82,4 @@ import Testing
       #expect(software == CRC32C.checksum(a + b))
     }
   }
-
-  /// The lane checksum of stored records, on both paths, equals its definition computed with a
-  /// bitwise CRC-32C written here (sharing no code with either path), for every length from 0 to
-  /// 100 and random longer ones; and a flipped bit anywhere changes it.
-  @Test func theLaneChecksumIsItsDefinitionOnBothPaths() {
-    func bitwise(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
-      var register = ~crc
-      for byte in bytes {
-        register ^= UInt32(byte)
-        for _ in 0..<8 { register = register & 1 == 1 ? (register >> 1) ^ 0x82F6_3B78 : register >> 1 }
-      }
-      return ~register
-    }
-    func rotl(_ x: UInt32, _ n: UInt32) -> UInt32 { x << n | x >> (32 - n) }
-    var random = SplitMix64(seed: 24)
-    let lengths = Array(0...100) + (0..<40).map { _ in Int.random(in: 101...3000, using: &random) }
-    for length in lengths {
-      var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
-      let seed = UInt32.random(in: 0...UInt32.max, using: &random)
-      let lane = length / 24 * 8
-      let expected =
-        bitwise(bytes[0..<lane], continuing: seed) ^ rotl(bitwise(bytes[lane..<2 * lane]), 11)
-        ^ rotl(bitwise(bytes[(2 * lane)...]), 22)
-      #expect(
-        bytes.withUnsafeBytes { CRC32C.laneChecksum($0, continuing: seed) } == expected, "\(length) bytes")
-      let software = bytes.withUnsafeBytes { CRC32C.softwareLanes($0, continuing: seed) }
-      #expect(
-        software.0 ^ rotl(software.1, 11) ^ rotl(software.2, 22) == expected, "software, \(length) bytes")
-      if let hardware = bytes.withUnsafeBytes({ CRC32C.hardwareLanes($0, continuing: seed) }) {
-        #expect(hardware.0 ^ rotl(hardware.1, 11) ^ rotl(hardware.2, 22) == expected, "hardware, \(length)")
-      }
-      guard length > 0 else { continue }
-      let bit = Int.random(in: 0..<length * 8, using: &random)
-      bytes[bit / 8] ^= UInt8(1 << (bit % 8))
-      #expect(bytes.withUnsafeBytes { CRC32C.laneChecksum($0, continuing: seed) } != expected)
-    }
-  }
 }

@@ -36,6 +36,21 @@ import Testing
     #expect(explanation.steps.first?.description.contains("trigrams") == true)
   }
 
+  /// `explain` labels a step that checks every row it finds as giving candidates even when it
+  /// finds none, and an intersection with a part left to the per-row check likewise: "exact"
+  /// would say that its rows needed no check because there were none.
+  @Test func aStepThatChecksEveryRowItFindsIsNotExactForFindingNone() throws {
+    let substring = try Self.fixture.store.explain(try Query(parsing: "full_name CONTAINS 'zzqqzz'"))
+    #expect(substring.steps.map(\.actual) == [0])
+    #expect(substring.steps.map(\.exact) == [false])
+    let both = try Self.fixture.store.explain(
+      try Query(parsing: "forks_count > watchers_count AND full_name CONTAINS 'zzqqzz'"))
+    #expect(both.steps.first?.actual == 0)
+    #expect(both.steps.first?.exact == false)
+    let exact = try Self.fixture.store.explain(try Query(parsing: "full_name CONTAINS[cd] 'zzqqzz'"))
+    #expect(exact.steps.map(\.exact) == [true])
+  }
+
   /// A range sorted by its own field is answered by walking the range in sort order: random
   /// ranges, directions, ties broken by a second key or by insertion order, with and without a
   /// limit, against the brute-force answer.

@@ -2,10 +2,11 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import LiveLog
+@_spi(Replication) @testable import LiveLog
 
 /// A store written by the code of format 1 (kept in Tests/Fixtures/stores/format-1) opens under
-/// format 2: upgraded in place, in one transaction, with the same answers and the same log.
+/// the current format: upgraded in place by a replay of its log into a new data file, with the
+/// same answers and the same log.
 @Suite struct StoreUpgradeTests {
   static let fixture = Fixtures.root.deletingLastPathComponent().appendingPathComponent("stores/format-1")
 
@@ -48,7 +49,12 @@ import Testing
     var options = StoreOptions()
     options.progress = { progress.add($0) }
     let store = try Store(directory: path, options: options)
-    #expect(!progress.steps.isEmpty && progress.steps.allSatisfy { $0.step == .upgrading })
+    #expect(
+      !progress.steps.isEmpty
+        && progress.steps.allSatisfy { if case .upgrading = $0.step { true } else { false } })
+    // Counted in what the replay counts: events copied, then records written.
+    #expect(progress.steps.first?.description == "upgrading the store, copying the log: 336 of 336 events")
+    #expect(progress.steps.last?.description == "upgrading the store, building the state: 300 of 300 records")
     #expect(
       try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains(
         "format \(StoreDirectory.currentFormat)"))
@@ -94,6 +100,106 @@ import Testing
     try fresh.export { b.append($0) }
     #expect(a == b)
   }
+}
+
+extension StoreUpgradeTests {
+  /// Commands that write upgrade as those that read do: with a note saying what the upgrade
+  /// does, and its progress. `replay --in-place` upgrades too, the same rebuild.
+  @Test(arguments: [["ingest", "one.ndjson"], ["replay", "--in-place"], ["stats"]])
+  func everyCommandUpgradesWithANoteAndProgress(arguments: [String]) throws {
+    let directory = try TemporaryDirectory()
+    let path = try Self.copy(into: directory)
+    let input = directory.child("one.ndjson")
+    try Data(#"{"id": 5, "full_name": "new/five"}"#.utf8).write(to: URL(fileURLWithPath: input))
+    let result = try CommandLineTool(store: path).run(arguments.map { $0 == "one.ndjson" ? input : $0 })
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stderr.contains(
+        "note: upgrading \(path) from format 1 to format \(StoreDirectory.currentFormat): its log is replayed "
+          + "into a new data file"), "\(result.stderr)")
+    #expect(!result.stderr.contains("one transaction"))
+    if arguments[0] != "replay" {
+      #expect(
+        result.stderr.contains("upgrading the store, copying the log: 336 of 336 events"), "\(result.stderr)")
+      #expect(result.stderr.contains("upgrading the store, building the state: 300 of 300 records"))
+    }
+    #expect(
+      try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains(
+        "format \(StoreDirectory.currentFormat)"))
+    let store = try Store(directory: path)
+    #expect(try store.count(in: "repositories") == (arguments[0] == "ingest" ? 301 : 300))
+    #expect(try store.verify().passed)
+  }
+
+  /// A replica's stream position and replica id survive an upgrade and `replay --in-place`,
+  /// which keep its whole log; a replay into another directory is another store, and takes
+  /// neither.
+  @Test func theStreamPositionSurvivesAnUpgradeAndARepair() throws {
+    let directory = try TemporaryDirectory()
+    let path = try Self.copy(into: directory)
+    let position = StreamPosition(stream: "repos", sequence: 5, lsn: 336)
+    let replicaID = try Self.placeStreamPosition(position, inFormatOneStore: path)
+    do {
+      let upgraded = try Store(directory: path)
+      #expect(try upgraded.streamPosition() == position)
+      #expect(try upgraded.replicaID() == replicaID)
+      let copy = try upgraded.replay(into: directory.child("copy"))
+      #expect(try copy.streamPosition() == nil)
+    }
+    _ = try Store.repair(directory: path)
+    let repaired = try Store(directory: path)
+    #expect(try repaired.streamPosition() == position)
+    #expect(try repaired.replicaID() == replicaID)
+    #expect(try repaired.verify().passed)
+  }
+
+  /// A snapshot's data file from an older LiveLog is restored under its own format's marker, so
+  /// that the first writable open upgrades it, stream position included; before, it got the
+  /// current marker and read as an empty store. A current data file gets the current marker.
+  @Test func aRestoredDataFileOfAnOlderFormatIsUpgraded() throws {
+    let directory = try TemporaryDirectory()
+    let old = try Self.copy(into: directory)
+    let position = StreamPosition(stream: "repos", sequence: 9, lsn: 336)
+    _ = try Self.placeStreamPosition(position, inFormatOneStore: old)
+    let restored = directory.child("restored")
+    try Store.restore(into: restored) { dataFile in
+      try FileManager.default.copyItem(atPath: old + "/data.mdb", toPath: dataFile)
+    }
+    let marker = try String(contentsOfFile: restored + "/LIVELOG", encoding: .utf8)
+    #expect(try StoreDirectory.parseMarker(marker, path: restored) < StoreDirectory.currentFormat)
+    let store = try Store(directory: restored)
+    #expect(try store.version() == 336)
+    #expect(try store.count(in: "repositories") == 300)
+    #expect(try store.streamPosition() == position)
+    #expect(try store.verify().passed)
+    let again = directory.child("again")
+    try Store.restore(into: again) { _ in try store.writeEnvironmentCopy(into: again) }
+    #expect(
+      try String(contentsOfFile: again + "/LIVELOG", encoding: .utf8).contains(
+        "format \(StoreDirectory.currentFormat)\n"))
+  }
+
+  /// Writes `position` and a replica id into the format-1 store at `path` as a replica of that
+  /// format would hold them, opened for its log alone (as an upgrade opens it); returns the id.
+  static func placeStreamPosition(_ position: StreamPosition, inFormatOneStore path: String) throws -> String
+  {
+    var options = StoreOptions()
+    options.logOnly = true
+    let store = try Store(directory: path, options: options)
+    _ = try store.attachReplication(RefusingGate())
+    defer { store.detachReplication() }
+    let link = try #require(store.replicationLink.withLock { $0 })
+    try store.environment.write { txn in try link.write(position, txn) }
+    return try store.replicaID()
+  }
+}
+
+/// A gate for a store that only holds a stream position: it takes no commit.
+private struct RefusingGate: CommitGate {
+  func admit(_ commit: EncodedCommit, after position: StreamPosition?) throws -> StreamPosition {
+    throw StoreError.readOnly(path: "a test's replica")
+  }
+  func catchUp() throws {}
 }
 
 /// Progress reports, kept for the test.

@@ -14,10 +14,4 @@ int livelog_crc32c_hardware_available(void);
 /// is its complement.
 uint32_t livelog_crc32c_hardware(uint32_t crc, const void *bytes, size_t count);
 
-/// The CRC-32Cs of the three lanes of `count` bytes, into `lanes`: with `lane` = count / 24 * 8,
-/// the bytes [0, lane) continuing from `crc`, [lane, 2 lane) and [2 lane, count) each from 0.
-/// The three run interleaved, about three times as fast as one checksum of the whole: the
-/// instruction's latency, not its throughput, bounds a single chain.
-void livelog_crc32c_hardware_lanes(uint32_t crc, const void *bytes, size_t count, uint32_t *lanes);
-
 #endif

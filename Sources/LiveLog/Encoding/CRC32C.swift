@@ -21,40 +21,6 @@ enum CRC32C {
     return livelog_crc32c_hardware(crc, base, bytes.count)
   }
 
-  /// A checksum of `bytes` in three lanes, for data read far more often than written (stored
-  /// records): with `lane` = count / 24 * 8, the CRC-32Cs of [0, lane) continuing from `crc`, of
-  /// [lane, 2 lane) and of [2 lane, count), combined as `a ^ rotl(b, 11) ^ rotl(c, 22)`. Any
-  /// change within one lane changes its CRC and so the result; the processor computes the three
-  /// at once, about three times as fast as `checksum`. Not the CRC-32C of the whole.
-  static func laneChecksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
-    let lanes = hardwareLanes(bytes, continuing: crc) ?? softwareLanes(bytes, continuing: crc)
-    return lanes.0 ^ lanes.1.rotatedLeft(11) ^ lanes.2.rotatedLeft(22)
-  }
-
-  static func hardwareLanes(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0)
-    -> (UInt32, UInt32, UInt32)?
-  {
-    guard usesHardware else { return nil }
-    guard let base = bytes.baseAddress else { return (crc, 0, 0) }
-    var lanes: (UInt32, UInt32, UInt32) = (0, 0, 0)
-    withUnsafeMutableBytes(of: &lanes) { out in
-      livelog_crc32c_hardware_lanes(
-        crc, base, bytes.count, out.baseAddress?.assumingMemoryBound(to: UInt32.self))
-    }
-    return lanes
-  }
-
-  static func softwareLanes(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> (
-    UInt32, UInt32, UInt32
-  ) {
-    let lane = bytes.count / 24 * 8
-    return (
-      softwareChecksum(UnsafeRawBufferPointer(rebasing: bytes[0..<lane]), continuing: crc),
-      softwareChecksum(UnsafeRawBufferPointer(rebasing: bytes[lane..<2 * lane])),
-      softwareChecksum(UnsafeRawBufferPointer(rebasing: bytes[(2 * lane)...]))
-    )
-  }
-
   static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
     bytes.withUnsafeBytes { checksum($0, continuing: crc) }
   }
@@ -101,8 +67,4 @@ enum CRC32C {
     }
     return ~crc
   }
-}
-
-extension UInt32 {
-  fileprivate func rotatedLeft(_ count: UInt32) -> UInt32 { self << count | self >> (32 - count) }
 }

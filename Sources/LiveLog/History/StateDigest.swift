@@ -66,7 +66,7 @@ struct DigestHasher {
 
 /// The first entry where two stores differ.
 public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
-  /// The database, e.g. `index.trigrams`.
+  /// The database, e.g. `repositories.index`.
   public var database: String
   /// The entry's key, described for people (a row, an id, a trigram and its field …).
   public var key: String
@@ -154,13 +154,15 @@ extension Store {
         try theirs.read { b in
           switch (table.content, otherTable.content) {
           case (.raw(let left), .raw(let right)):
-            return try Self.firstRawDifference(table, left, a, right, b, describe: { describeKey($0, in: table.name, state) })
+            return try Self.firstRawDifference(
+              table, left, a, right, b, describe: { describeKey($0, in: table.name, state) })
           case (.rows(let left), .rows(let right)):
             return try Self.firstRowDifference(table.name, left, a, right, b)
           case (.index(let left), .index(let right)):
             return try Self.firstIndexDifference(table.name, left, a, right, b)
           default:
-            return StateDifference(database: table.name, key: "(the table itself)", live: "one kind", rebuilt: "another")
+            return StateDifference(
+              database: table.name, key: "(the table itself)", live: "one kind", rebuilt: "another")
           }
         }
       }
@@ -195,9 +197,12 @@ extension Store {
       ContentTable(name: meta.name, content: .raw(meta)),
       ContentTable(name: catalog.database.name, content: .raw(catalog.database)),
     ]
-    if let checkpoints { tables.append(ContentTable(name: checkpoints.database.name, content: .raw(checkpoints.database))) }
+    if let checkpoints {
+      tables.append(ContentTable(name: checkpoints.database.name, content: .raw(checkpoints.database)))
+    }
     for collection in state.all {
-      tables.append(ContentTable(name: collection.databases.keys.name, content: .raw(collection.databases.keys)))
+      tables.append(
+        ContentTable(name: collection.databases.keys.name, content: .raw(collection.databases.keys)))
       tables.append(ContentTable(name: collection.databases.rows.name, content: .rows(collection)))
       tables.append(ContentTable(name: collection.databases.index.name, content: .index(collection)))
     }
@@ -289,15 +294,20 @@ extension Store {
     let onlyMine = x.filter { entry in !y.contains { $0.hash == entry.hash } }
     let onlyTheirs = y.filter { entry in !x.contains { $0.hash == entry.hash } }
     let schema = left.schema
-    let key = onlyMine.first.map { $0.describe(schema) } ?? onlyTheirs.first.map { $0.describe(schema) } ?? "row \(row)"
+    let key =
+      onlyMine.first.map { $0.describe(schema) } ?? onlyTheirs.first.map { $0.describe(schema) }
+      ?? "row \(row)"
     return StateDifference(
-      database: name, key: key.hasSuffix("row \(row)") || key.contains("row \(row) ") ? key : key + ", row \(row)",
+      database: name,
+      key: key.hasSuffix("row \(row)") || key.contains("row \(row) ") ? key : key + ", row \(row)",
       live: onlyMine.isEmpty ? "nothing" : "the entry", rebuilt: onlyTheirs.isEmpty ? "nothing" : "the entry")
   }
 
   /// Orders keys as a database does: integer keys numerically, others bytewise, a shorter key
   /// before the longer one it begins; the end after every key.
-  static func compareKeys(_ a: UnsafeRawBufferPointer?, _ b: UnsafeRawBufferPointer?, integerKeys: Bool) -> Int {
+  static func compareKeys(_ a: UnsafeRawBufferPointer?, _ b: UnsafeRawBufferPointer?, integerKeys: Bool)
+    -> Int
+  {
     guard let a else { return b == nil ? 0 : 1 }
     guard let b else { return -1 }
     if integerKeys && a.count == 8 && b.count == 8 {
@@ -308,7 +318,9 @@ extension Store {
     return ByteOrder.compare(a, b)
   }
 
-  private func describeKey(_ key: UnsafeRawBufferPointer?, in database: String, _ state: CatalogState) -> String {
+  private func describeKey(_ key: UnsafeRawBufferPointer?, in database: String, _ state: CatalogState)
+    -> String
+  {
     guard let key else { return "(none)" }
     let integer = key.count == 8 ? key.loadUnaligned(as: UInt64.self) : 0
     switch database {

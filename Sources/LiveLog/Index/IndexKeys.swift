@@ -1,17 +1,17 @@
-/// The keys under which the three kinds of index file a record's values.
+/// The keys under which the three kinds of index file a record's values, in the pages of a
+/// collection's `index` database (`IndexKind`; a page's own key is `IndexPageKey`):
 ///
-/// - **substring** (`trigrams` database): every distinct 3-byte run of the field's `[cd]`-folded
-///   UTF-8 text; prefix `[field, b0, b1, b2]`.
-/// - **equality** (`terms` database): the value itself, grouped under its folded form so that a
-///   `[c]`/`[d]` lookup scans one key range; prefix
+/// - **substring** (`IndexKind.trigram`): every distinct 3-byte run of the field's `[cd]`-folded
+///   UTF-8 text, with its positions; key `[field, b0, b1, b2]` (`trigramCode`).
+/// - **equality** (`IndexKind.term`): the value itself, grouped under its folded form so that a
+///   `[c]`/`[d]` lookup scans one key range; key
 ///   `[field] ++ escaped(fold(v, [cd])) ++ [0, 0] ++ escaped(v) ++ [0, 0]`, and `[field, 0xFF]` for
 ///   nil (no UTF-8 text holds the byte 0xFF). Lists (`topics`) file each element; booleans file
 ///   `true` / `false`.
-/// - **ordered** (`ordered` database): one key per record and field, `[field] ++ OrderedKey ++ row`
-///   (see `OrderedKey`), so that keys sort by value, then by insertion order.
+/// - **ordered** (`IndexKind.ordered`): one entry per record and field, `[field] ++ OrderedKey`
+///   (see `OrderedKey`), so that entries sort by value, then by row (insertion order).
 ///
-/// Every key starts with its field's slot, so one field's entries are one key range. The
-/// substring and equality prefixes are followed by a block's first row (`PostingBlocks`).
+/// Every key starts with its field's slot, so one field's entries of a kind are one key range.
 enum IndexKeys {
   /// Packs a field and a trigram into one integer: `field << 24 | b0 << 16 | b1 << 8 | b2`.
   static func trigramCode(field: Int, _ b0: UInt8, _ b1: UInt8, _ b2: UInt8) -> UInt32 {

@@ -28,7 +28,6 @@ public struct PlanStep: Sendable, Hashable {
   public var skipped: String?
 }
 
-
 /// Runs a plan inside one read transaction.
 struct QueryExecutor<Txn: ReadableTransaction> {
   let collection: StoredCollection
@@ -212,7 +211,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       return .all(exact: exact)
     }
     if !exact { unsure = current }
-    steps[index].exact = unsure.isEmpty
+    // Parts left to the per-row check make the intersection inexact even when it is empty.
+    steps[index].exact = exact && unsure.isEmpty
     steps[index].actual = current.count
     return .rows(current, unsure: unsure)
   }
@@ -252,7 +252,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     }
     if case .rows(let rows, let unsure) = found {
       steps[index].actual = rows.count
-      steps[index].exact = unsure.isEmpty
+      // A step that checks every row it finds is not exact for having found none.
+      steps[index].exact = unsure.isEmpty && !lookup.checksEveryRow
     }
     return found
   }
@@ -277,7 +278,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .trigrams(_, let codes):
       var smallest = Int.max
       for code in codes {
-        smallest = min(smallest, try indexes.count(of: IndexKeys.trigramPrefix(code), kind: .trigram, limit: limit))
+        smallest = min(
+          smallest, try indexes.count(of: IndexKeys.trigramPrefix(code), kind: .trigram, limit: limit))
         if smallest == 0 { break }
       }
       return smallest
@@ -286,7 +288,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       for offset in TrigramPostings.coveringOffsets(count: pattern.count) {
         let code = IndexKeys.trigramCode(
           field: field.position, pattern[offset], pattern[offset + 1], pattern[offset + 2])
-        smallest = min(smallest, try indexes.count(of: IndexKeys.trigramPrefix(code), kind: .trigram, limit: limit))
+        smallest = min(
+          smallest, try indexes.count(of: IndexKeys.trigramPrefix(code), kind: .trigram, limit: limit))
         if smallest == 0 { break }
       }
       return smallest
@@ -306,7 +309,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   func describe(_ lookup: IndexLookup) -> String {
     switch lookup.access {
     case .trigrams(let field, let codes):
-      return "substring index of \(field.name): trigrams \(codes.map { QueryExecutorText.gram($0) }.joined(separator: " "))"
+      return
+        "substring index of \(field.name): trigrams \(codes.map { QueryExecutorText.gram($0) }.joined(separator: " "))"
     case .substring(let field, let pattern, let anchored, let check):
       let offsets = TrigramPostings.coveringOffsets(count: pattern.count)
       let grams = offsets.map { offset -> String in
@@ -353,7 +357,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 enum QueryExecutorText {
   static func gram(_ code: UInt32) -> String {
     let bytes = [
-      UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code),
+      UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8),
+      UInt8(truncatingIfNeeded: code),
     ]
     return "'" + String(decoding: bytes, as: UTF8.self) + "'"
   }

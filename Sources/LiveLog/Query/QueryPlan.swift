@@ -36,6 +36,15 @@ struct IndexLookup {
   var access: Access
   /// Whether the rows found match this part of the predicate exactly (no verification needed).
   var isExact: Bool
+
+  /// Whether every row the lookup finds is checked against its record, however many it finds.
+  var checksEveryRow: Bool {
+    switch access {
+    case .trigrams: true
+    case .substring(_, _, _, let check): check == .all
+    case .terms, .termGroup, .ordered: false
+    }
+  }
 }
 
 /// Which rows a positional substring match leaves to the per-row check.
@@ -158,7 +167,8 @@ enum QueryPlanner {
             ? .unplainRows : .all
         return .lookup(
           IndexLookup(
-            access: .substring(field: field, pattern: folded, anchored: c.operator == .beginsWith, check: check),
+            access: .substring(
+              field: field, pattern: folded, anchored: c.operator == .beginsWith, check: check),
             isExact: check == .none))
       }
       let runs: [[UInt8]] =

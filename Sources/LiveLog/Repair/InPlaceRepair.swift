@@ -23,18 +23,18 @@ struct InPlaceRepair {
   private var pendingKept: String { kept + ".new" }
   static let scratchPrefix = ".rebuild-"
 
+  /// Rebuilds the store, upgrading it when it is of an older format, and returns the digest of
+  /// the rebuilt state.
   func run(progress: (ReplayProgress) -> Void) throws -> StateDigest {
-    try rebuild(upgrading: false, progress: progress)
+    try rebuild(progress: progress)
     return try Store(directory: directory, options: options).digest()
   }
 
-  /// Rebuilds a store of an older format, whose state this code cannot read (only its log), and
-  /// marks it with the current format once the rebuilt file is in place.
-  func upgrade(progress: (ReplayProgress) -> Void) throws {
-    try rebuild(upgrading: true, progress: progress)
-  }
-
-  private func rebuild(upgrading: Bool, progress: (ReplayProgress) -> Void) throws {
+  /// Rebuilds the store: its log is copied as it is, its state is replayed from the log in the
+  /// current format, and a store of an older format is marked with the current one once the
+  /// rebuilt file is in place. Its stream position and replica id are kept
+  /// (`Store.copyReplication`): the log they describe is the same.
+  func rebuild(progress: (ReplayProgress) -> Void) throws {
     guard StorePath.entryExists(directory) else {
       if let problem = StorePath.problem(creating: directory) {
         throw StoreError.unusablePath(path: directory, reason: problem)
@@ -42,9 +42,8 @@ struct InPlaceRepair {
       throw StoreError.noStore(path: directory)
     }
     // The marker check of a normal open, without creating anything.
-    var readOnly = options
-    readOnly.readOnly = true
-    _ = try StoreDirectory(path: directory).prepare(readOnly: true)
+    let format = try StoreDirectory(path: directory).prepare(readOnly: true)
+    let upgrading = format < StoreDirectory.currentFormat
     let access: ExclusiveAccess
     do {
       access = try ExclusiveAccess(path: directory)
@@ -61,21 +60,21 @@ struct InPlaceRepair {
 
     let scratch = directory + "/" + InPlaceRepair.scratchPrefix + "\(getpid())"
     do {
-      var live = readOnly
+      // Only the log is read (and the stream position copied): the state is what is rebuilt, so
+      // damage to it, or an older format's layout of it, does not stop the rebuild. A store of
+      // format 1 is opened writable for the empty catalog database a writable open makes (it
+      // had none), which changes nothing it holds.
+      var live = options
+      live.readOnly = !upgrading
       live.exclusive = true
-      if upgrading {
-        // The old format's state is not read, only its log; a store of format 1 gets the empty
-        // catalog database a writable open makes, which changes nothing it holds.
-        live = options
-        live.exclusive = true
-        live.logOnly = true
-        live.recordTypes = []
-      }
+      live.logOnly = true
+      live.recordTypes = []
       let store = try Store(directory: directory, options: live)
       _ = try store.checkLog()
       var scratchOptions = options
       scratchOptions.durability = .noSync
       let rebuilt = try store.replay(into: scratch, options: scratchOptions, progress: progress)
+      try store.copyReplication(to: rebuilt)
       try rebuilt.sync()
     } catch {
       try? FileManager.default.removeItem(atPath: scratch)

@@ -130,8 +130,9 @@ extension CommitTime {
 /// How far long work on a store has come: an upgrade, an index build, a migration.
 public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
   public enum Step: Sendable, Hashable {
-    /// Bringing a store of format 1 to the current format; counted in databases.
-    case upgrading
+    /// Bringing a store of an older format to the current one: a replay of its log, whose step
+    /// says the unit (events copied, then records written).
+    case upgrading(ReplayProgress.Step)
     /// Building a new index of a collection from its records; counted in records.
     case buildingIndex(collection: String)
     /// Migrating a collection's records to a new schema; counted in records.
@@ -144,7 +145,10 @@ public struct StoreProgress: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String {
     switch step {
-    case .upgrading: "upgrading the store: \(completed) of \(total) databases"
+    case .upgrading(let replay):
+      "upgrading the store, "
+        + ReplayProgress(step: replay, completed: UInt64(max(completed, 0)), total: UInt64(max(total, 0)))
+        .description
     case .buildingIndex(let name): "building indexes of \(name): \(completed) of \(total) records"
     case .migrating(let name): "migrating \(name): \(completed) of \(total) records"
     }

@@ -98,7 +98,6 @@ struct ReplicationLink: Sendable {
   let gate: any CommitGate
   let database: Database
 
-  static let databaseName = "replication"
   static let positionKey = Array("position".utf8)
   /// The store's name among its stream's replicas (`Store.replicaID`).
   static let replicaIDKey = Array("replica-id".utf8)
@@ -131,13 +130,13 @@ extension Store {
   /// Makes every later commit of this store pass `gate`, and returns where the store stands:
   /// its stream position (`nil` when it never replicated) and its version. Opens (creating)
   /// the store's `replication` database, which no digest or replay includes: where a store
-  /// stands in a stream is not part of its contents.
+  /// stands in a stream is not part of its contents (a repair copies it, `copyReplication`).
   @_spi(Replication) public func attachReplication(_ gate: any CommitGate) throws -> (
     position: StreamPosition?, version: UInt64
   ) {
     guard !options.readOnly else { throw StoreError.readOnly(path: directory) }
     let database = try environment.write { txn in
-      try environment.openDatabase(ReplicationLink.databaseName, create: true, in: txn)
+      try environment.openDatabase(StoreLayout.replication, create: true, in: txn)
     }
     let link = ReplicationLink(gate: gate, database: database)
     replicationLink.withLock { $0 = link }
@@ -154,7 +153,7 @@ extension Store {
     if let link = replicationLink.withLock({ $0 }) { return try environment.read { try link.position($0) } }
     do {
       return try environment.readOpeningDatabases { txn in
-        let database = try environment.openDatabase(ReplicationLink.databaseName, create: false, in: txn)
+        let database = try environment.openDatabase(StoreLayout.replication, create: false, in: txn)
         return try ReplicationLink.position(in: database, txn)
       }
     } catch let error as LMDBError where error.isNotFound {
@@ -182,7 +181,7 @@ extension Store {
   /// (a copy of another store) drops the copied one first, with `forgetReplicaID`.
   @_spi(Replication) public func replicaID() throws -> String {
     try environment.write { txn in
-      let database = try environment.openDatabase(ReplicationLink.databaseName, create: true, in: txn)
+      let database = try environment.openDatabase(StoreLayout.replication, create: true, in: txn)
       if let bytes = try txn.get(database, ReplicationLink.replicaIDKey) {
         return String(decoding: bytes, as: UTF8.self)
       }
@@ -194,10 +193,39 @@ extension Store {
     }
   }
 
+  /// Copies the `replication` database, if the store has one, into `target`, a rebuild of this
+  /// store's whole log (`InPlaceRepair`): the stream position describes the log, which the
+  /// rebuild keeps, and the replica id names the store, which the rebuild replaces. A replay
+  /// into another directory or to an earlier version does not copy it: that store is another
+  /// one, at a version the position may not describe.
+  func copyReplication(to target: Store) throws {
+    let entries: [([UInt8], [UInt8])]
+    do {
+      entries = try environment.readOpeningDatabases { txn in
+        let database = try environment.openDatabase(StoreLayout.replication, create: false, in: txn)
+        return try txn.withCursor(database) { cursor in
+          var entries: [([UInt8], [UInt8])] = []
+          var entry = try cursor.first()
+          while let current = entry {
+            entries.append((Array(current.key), Array(current.value)))
+            entry = try cursor.next()
+          }
+          return entries
+        }
+      }
+    } catch let error as LMDBError where error.isNotFound {
+      return
+    }
+    try target.environment.write { txn in
+      let database = try target.environment.openDatabase(StoreLayout.replication, create: true, in: txn)
+      for (key, value) in entries { try txn.put(database, key, value) }
+    }
+  }
+
   /// Drops the store's replica id, so that the next `replicaID` makes a new one.
   @_spi(Replication) public func forgetReplicaID() throws {
     try environment.write { txn in
-      let database = try environment.openDatabase(ReplicationLink.databaseName, create: true, in: txn)
+      let database = try environment.openDatabase(StoreLayout.replication, create: true, in: txn)
       _ = try txn.delete(database, ReplicationLink.replicaIDKey)
     }
   }

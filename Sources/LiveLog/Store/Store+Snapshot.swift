@@ -23,9 +23,12 @@ extension Store {
   }
 
   /// Makes `directory` — absent, or an empty directory — a store around a data file that `fill`
-  /// writes at the path it is given: the directory and its format marker first, then the data
-  /// file. When `fill` throws, what this made is removed again, and the error is rethrown.
-  /// Returns the data file's path.
+  /// writes at the path it is given: the directory first, then the data file, then the format
+  /// marker of the format that data file is of (`StoreDirectory.format(ofDataFile:)`): a data
+  /// file an older LiveLog wrote is marked with its older format, so that the first writable
+  /// open upgrades it (keeping its stream position) rather than reading it as an empty store.
+  /// When `fill` throws, what this made is removed again, and the error is rethrown. Returns the
+  /// data file's path.
   @discardableResult
   @_spi(Replication) public static func restore(
     into directory: String, dataFile fill: (String) throws -> Void
@@ -52,7 +55,7 @@ extension Store {
     let dataFile = URL(fileURLWithPath: directory).appendingPathComponent(InterruptedRepair.dataName).path
     do {
       try fill(dataFile)
-      try StoreDirectory(path: directory).writeMarker()
+      try StoreDirectory(path: directory).writeMarker(format: StoreDirectory.format(ofDataFile: dataFile))
     } catch {
       Store.removeRestored(directory, keepingDirectory: existed)
       throw error

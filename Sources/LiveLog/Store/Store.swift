@@ -219,17 +219,52 @@ public struct CollectionInfo: Sendable, Hashable {
   public var records: Int
 }
 
-/// Names of the store's LMDB databases; each collection has six more, named after it
-/// (`CollectionDatabases`).
+/// Names of the store's LMDB databases; each collection has `CollectionDatabases.suffixes.count`
+/// more, named after it (`CollectionDatabases`).
 enum StoreLayout {
   static let log = "log"
   static let meta = "meta"
   static let catalog = "catalog"
   /// Summaries of the log for as-of queries (`Checkpoints`): derived data, like the state.
   static let checkpoints = "checkpoints"
+  /// Where a replicating store stands in its stream (`ReplicationLink`): not derived from the
+  /// log, so a rebuild copies it (`InPlaceRepair`).
+  static let replication = "replication"
   /// Marks a store whose log a replay has copied but whose state it has not finished: such a
   /// store refuses to open, since its queries would miss rows.
   static let incompleteReplayKey = Array("replay_incomplete".utf8)
+
+  /// The databases named the same in every store of this format.
+  static let fixedNames = [log, meta, catalog, checkpoints, replication]
+
+  /// Whether a database of this format's layout is rebuilt by a replay that reads none of it:
+  /// the catalog, the checkpoints and each collection's databases. The log is the source; `meta`
+  /// is read by every open, and `replication` is copied, not rebuilt.
+  static func isRebuiltWithoutReading(_ name: String) -> Bool {
+    name == catalog || name == checkpoints || collectionSuffix(of: name) != nil
+  }
+
+  /// Whether `name` is a database of this format's layout: a data file holding any other one is
+  /// of an earlier format (whose collections had `records`, `ids` and `index.*` databases).
+  static func isCurrent(_ name: String) -> Bool {
+    fixedNames.contains(name) || collectionSuffix(of: name) != nil
+  }
+
+  /// The suffix of a collection's database name (`keys` of `repositories.keys`), or `nil`.
+  private static func collectionSuffix(of name: String) -> String? {
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+    let suffix = String(name[name.index(after: dot)...])
+    return CollectionDatabases.suffixes.contains(suffix) ? suffix : nil
+  }
+}
+
+extension Store {
+  /// Whether damage confined to the database `name` is repaired by `Store.repair` (`livelog
+  /// replay --in-place`), which rebuilds it from the log without reading it; otherwise the store
+  /// needs a salvage.
+  public static func repairRebuilds(database name: String) -> Bool {
+    StoreLayout.isRebuiltWithoutReading(name)
+  }
 }
 
 extension Store {

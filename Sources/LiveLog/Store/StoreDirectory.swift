@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 
 /// The directory of a store and its format marker, the `LIVELOG` file.
 ///
@@ -56,6 +57,23 @@ struct StoreDirectory {
     return format
   }
 
+  /// The format of the store whose data file is `path`, told by its databases' names, for a data
+  /// file that came without its marker (a snapshot's; the snapshot file does not record it):
+  /// the current format when every name is of its layout (`StoreLayout.isCurrent`), else an
+  /// earlier one, which the next writable open upgrades. Format 1 had no catalog; formats 2 to 4
+  /// name their databases alike, and an upgrade reads only the log, which every format shares,
+  /// so such a file is taken as format 4, the newest of them (format-4 code read format 3 as it
+  /// is, and snapshots came with format 3). A file whose names do not read is taken as current:
+  /// opening it reports its damage.
+  static func format(ofDataFile path: String) -> Int {
+    guard let health = try? DataFileHealth.examine(path: path), let meta = health.current,
+      let file = try? DataFile(path: path)
+    else { return currentFormat }
+    let names = NamedDatabases.read(file, meta: meta).databases.map(\.name)
+    guard !names.allSatisfy(StoreLayout.isCurrent) else { return currentFormat }
+    return names.contains(StoreLayout.catalog) ? 4 : 1
+  }
+
   static func parseMarker(_ text: String, path: String) throws -> Int {
     let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
     guard lines.first == "LiveLog store",
@@ -68,8 +86,8 @@ struct StoreDirectory {
   }
 
   /// Writes the marker atomically (a temporary file renamed into place).
-  func writeMarker() throws {
-    let text = "LiveLog store\nformat \(StoreDirectory.currentFormat)\n"
+  func writeMarker(format: Int = StoreDirectory.currentFormat) throws {
+    let text = "LiveLog store\nformat \(format)\n"
     let url = URL(fileURLWithPath: path).appendingPathComponent(StoreDirectory.markerName)
     do {
       try Data(text.utf8).write(to: url, options: .atomic)

@@ -45,6 +45,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
   /// A conditional write found the store at another version than it expected: another writer
   /// committed first. Nothing was written.
   case versionConflict(expected: UInt64, found: UInt64)
+  /// A collection has handed out every row a `Row` numbers, deleted ones included; nothing of
+  /// the commit was written.
+  case rowsUsedUp(collection: String, rows: UInt64)
   /// This process has the store open already in a way that cannot serve this open (read-only
   /// for a writer); every `Store` of a directory shares one LMDB environment.
   case alreadyOpen(path: String, reason: String)
@@ -112,6 +115,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         + "first, and nothing was written. Read again and retry the write"
     case .alreadyOpen(let path, let reason):
       "\(path) cannot be opened as asked: \(reason)"
+    case .rowsUsedUp(let collection, let rows):
+      "collection '\(collection)' has used all \(rows) rows, deleted ones included, and nothing of the commit "
+        + "was written. Each event names its row, so a replay keeps them all: copy the records into a "
+        + "new store, which numbers them from 1 (`livelog query TRUEPREDICATE --collection \(collection) "
+        + "--format ndjson` into `livelog ingest --collection \(collection)` of a store whose collection "
+        + "has the same schema)"
     }
   }
 }

@@ -38,9 +38,26 @@ enum StoreUpgrade {
   /// Rebuilds the store in `directory` and writes the current format's marker; progress goes to
   /// `options.progress` as `.upgrading`, counted in events copied, then records written.
   static func rebuild(directory: String, options: StoreOptions) throws {
-    try InPlaceRepair(directory: directory, options: options).upgrade { replay in
+    try InPlaceRepair(directory: directory, options: options).rebuild { replay in
       options.progress?(
-        StoreProgress(step: .upgrading, completed: Int(replay.completed), total: Int(replay.total)))
+        StoreProgress(
+          step: .upgrading(replay.step), completed: Int(clamping: replay.completed),
+          total: Int(clamping: replay.total)))
     }
+  }
+}
+
+extension Store {
+  /// The format this build writes; a store of an older one is upgraded to it.
+  public static var currentFormat: Int { StoreDirectory.currentFormat }
+
+  /// The format of the store in `directory` when it is older than `currentFormat`: its next
+  /// writable open, or `Store.repair`, upgrades it. `nil` for a store of the current format, a
+  /// directory that holds no store yet, and one an open refuses (the open says why).
+  public static func formatAwaitingUpgrade(directory: String) -> Int? {
+    guard StorePath.entryExists(directory),
+      let format = try? StoreDirectory(path: directory).prepare(readOnly: true)
+    else { return nil }
+    return format < StoreDirectory.currentFormat ? format : nil
   }
 }

@@ -38,8 +38,7 @@ extension StoredCollection {
     recentCapacity: Int = RecentRows.capacity
   ) throws {
     guard nextRow <= UInt64(Row.max) else {
-      throw StoreError.corruptState(
-        reason: "\(name) has used all \(Row.max) rows; rebuild the store with `livelog replay`")
+      throw StoreError.rowsUsedUp(collection: name, rows: UInt64(Row.max))
     }
     var count = try self.count(txn)
     for change in changes {

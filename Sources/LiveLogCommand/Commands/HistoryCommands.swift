@@ -15,8 +15,9 @@ let replayCommand = Command(
       --verify     compare the rebuilt state with the live one, entry by entry; on any
                    difference name the first one and exit 1
       --in-place   rebuild and swap the rebuilt state into the store (to repair damaged
-                   records or indexes); the old data file is kept as data.mdb.before-repair.
-                   No other process may have the store open.
+                   indexes or row tables, or to upgrade a store of an older format); the old
+                   data file is kept as data.mdb.before-repair. The stream position of a
+                   replica is kept. No other process may have the store open.
     Without --into or --in-place, the rebuild goes to a scratch directory that is removed.
     """,
   run: { arguments, context in
@@ -33,6 +34,10 @@ let replayCommand = Command(
     }
     let output = context.output
     if inPlace {
+      // An older format's store is rebuilt the same way: the rebuild is its upgrade.
+      if let found = Store.formatAwaitingUpgrade(directory: context.storePath) {
+        context.noteUpgrade(from: found)
+      }
       let bar = ProgressBar("rebuilding", total: 1000)
       let started = Date()
       let digest = try Store.repair(directory: context.storePath) { progress in

@@ -63,6 +63,8 @@ let bootstrapCommand = Command(
     let configuration = try streamConfiguration(context, for: "bootstrap")
     var options = StoreOptions()
     if let maximumMapSize = context.maximumMapSize { options.maximumMapSize = maximumMapSize }
+    // A snapshot an older LiveLog wrote is upgraded once restored.
+    options.progress = { printError("  \($0)") }
     let path = file ?? "\(configuration.stream).snapshot"
     let replication = try Replication.bootstrap(
       from: path, into: context.storePath, configuration: configuration, options: options)

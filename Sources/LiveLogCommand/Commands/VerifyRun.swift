@@ -18,7 +18,7 @@ struct VerifyRun {
         output.line("pages: damaged:")
         for damage in check.damage { output.line("  - " + TerminalSafe.escaped(damage)) }
         let store = TerminalSafe.escaped(context.storePath)
-        let stateOnly = check.health.damage == nil && check.damage.allSatisfy(Self.isOutsideTheLog)
+        let stateOnly = check.health.damage == nil && Self.isOutsideTheLog(check.damage)
         let next =
           stateOnly
           ? "`livelog --store \(store) replay --in-place` rebuilds them from the log, which is intact"
@@ -37,10 +37,27 @@ struct VerifyRun {
     return try runChild()
   }
 
-  /// Damage confined to the state's databases, which a replay rebuilds from the log.
-  static func isOutsideTheLog(_ damage: String) -> Bool {
-    ["records", "rows", "ids", "index.", "checkpoints"].contains { damage.hasPrefix("database \($0)") }
+  /// Whether every damage the page check found is confined to databases a replay rebuilds from
+  /// the log without reading them (`Store.repairRebuilds`). Pages that no tree reaches hang from
+  /// a damaged page it names, so they count only beside such named damage.
+  static func isOutsideTheLog(_ damage: [String]) -> Bool {
+    let named = damage.filter { !$0.contains(unreachedPages) }
+    return !named.isEmpty
+      && named.allSatisfy { damage in
+        var text = Substring(damage)
+        // The state one commit older shares its unchanged pages with the current one: damage to
+        // them is named twice, once as the older state's.
+        if text.hasPrefix(olderState), let end = text.range(of: "): ") { text = text[end.upperBound...] }
+        guard text.hasPrefix(database), let end = text.range(of: ": ") else { return false }
+        return Store.repairRebuilds(
+          database: String(text[text.index(text.startIndex, offsetBy: database.count)..<end.lowerBound]))
+      }
   }
+
+  // How `StructureCheck` words its damage.
+  private static let database = "database "
+  private static let olderState = "the older state ("
+  private static let unreachedPages = "pages are neither in a tree nor on the free list"
 
   /// `livelog verify --in-process` in a child, sharing standard output and error.
   private func runChild() throws -> Int32 {

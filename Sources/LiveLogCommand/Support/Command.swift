@@ -16,27 +16,24 @@ struct CommandContext {
   var replications: [Replication] { held.list.withLock { $0 } }
 
   /// Opens the store, read-only when the command only reads. A store of an older format is
-  /// upgraded first (which takes one write), with a note on standard error. With `--nats`, a
-  /// store opened for writing writes through the stream, and has caught up with it unless
-  /// `catchingUp` is false.
+  /// upgraded first, by reading or writing commands alike, with a note and its progress on
+  /// standard error. With `--nats`, a store opened for writing writes through the stream, and has
+  /// caught up with it unless `catchingUp` is false.
   func openStore(readOnly: Bool = false, durability: StoreOptions? = nil, catchingUp: Bool = true) throws
     -> Store
   {
     var options = durability ?? StoreOptions()
     options.readOnly = readOnly
     if let maximumMapSize { options.maximumMapSize = maximumMapSize }
-    let store: Store
-    do {
-      store = try Store(directory: storePath, options: options)
-    } catch StoreError.upgradeRequired(_, let found) {
-      printError("note: upgrading \(storePath) from format \(found) to the current format (one transaction)")
+    if let found = Store.formatAwaitingUpgrade(directory: storePath) {
+      noteUpgrade(from: found)
       var writable = options
       writable.readOnly = false
       writable.progress = { printError("  \($0)") }
-      // Opened and closed before the read-only open: one environment per process at a time.
+      // Opened and closed before the command's own open: one environment per process at a time.
       _ = try Store(directory: storePath, options: writable)
-      store = try Store(directory: storePath, options: options)
     }
+    let store = try Store(directory: storePath, options: options)
     if let replication, !readOnly {
       // A writing command starts from the stream's head, so that what it checks first (a
       // collection's schema) is what the stream holds.
@@ -50,6 +47,17 @@ struct CommandContext {
           + "safe only while no other process writes the store")
     }
     return store
+  }
+}
+
+extension CommandContext {
+  /// Says, before it starts, what an upgrade of the store from format `found` does and leaves.
+  func noteUpgrade(from found: Int) {
+    let store = TerminalSafe.escaped(storePath)
+    printError(
+      "note: upgrading \(store) from format \(found) to format \(Store.currentFormat): its log is replayed "
+        + "into a new data file, which replaces the old one; the old one is kept as "
+        + "\(store)/data.mdb.before-repair (delete it once `verify` passes)")
   }
 }
 

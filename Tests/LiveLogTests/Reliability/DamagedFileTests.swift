@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import LiveLog
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -84,6 +86,51 @@ import Testing
     #expect(verify.status == 1)
     #expect(verify.stdout.contains("database log: page \(page)"), "\(verify.stdout)")
     #expect(verify.stderr.contains("salvage --into"), "\(verify.stderr)")
+  }
+
+  /// Damage confined to a database a replay rebuilds without reading it is reported with the
+  /// way out that works, `replay --in-place` — which then repairs the store with its log intact —
+  /// while damage to the log calls for a salvage (above).
+  /// Commits of more than `RecentRows.smallCommit` records go to the row table and the segments;
+  /// those of 20 records stay in the recent rows.
+  @Test(arguments: [
+    ("repositories.keys", 300), ("repositories.rows", 300), ("repositories.index", 300),
+    ("repositories.recent", 20), ("catalog", 300), ("checkpoints", 300),
+  ])
+  func damageToARebuiltDatabaseIsRepairedByReplayInPlace(database: String, batch: Int) throws {
+    #expect(Store.repairRebuilds(database: database))
+    let directory = try TemporaryDirectory()
+    let store = directory.child("store")
+    try DamageSupport.makeStore(at: store, count: 600, batch: batch)
+    let original = try DamageSupport.export(store)
+    let leaves = try DataFileLayout.leafPages(of: database, in: store + "/data.mdb")
+    let page = try #require(leaves.last)
+    try DamageSupport.overwrite(store + "/data.mdb", at: Int(page) * 4096, count: 4096)
+    let tool = CommandLineTool(store: store)
+    let verify = try tool.run(["verify"])
+    #expect(verify.status == 1)
+    #expect(verify.stdout.contains("database \(database): page \(page)"), "\(verify.stdout)")
+    #expect(verify.stderr.contains("replay --in-place"), "\(verify.stdout)")
+    #expect(!verify.stderr.contains("salvage"), "\(verify.stderr)")
+    let repair = try tool.run(["replay", "--in-place"])
+    #expect(repair.status == 0, "\(repair.stderr)")
+    #expect(try tool.run(["verify"]).status == 0)
+    #expect(try DamageSupport.export(store) == original)
+  }
+
+  /// Of the layout's databases, a repair rebuilds the state's and neither the log, which it
+  /// reads, nor `meta`, which every open reads, nor the stream position, which it copies.
+  @Test func theDatabasesARepairRebuildsAreTheState() {
+    for name in StoreLayout.fixedNames {
+      #expect(
+        Store.repairRebuilds(database: name) == [StoreLayout.catalog, StoreLayout.checkpoints].contains(name))
+    }
+    for suffix in CollectionDatabases.suffixes {
+      #expect(Store.repairRebuilds(database: "repositories.\(suffix)"))
+    }
+    for earlier in ["records", "ids", "repositories.records", "repositories.index.trigrams", "index.terms"] {
+      #expect(!Store.repairRebuilds(database: earlier), "\(earlier)")
+    }
   }
 
   @Test func aZeroedCurrentMetaPageIsNamedAndTheOtherOneIsUsedBySalvage() throws {

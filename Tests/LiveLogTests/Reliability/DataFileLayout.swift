@@ -10,13 +10,20 @@ import Testing
 enum DataFileLayout {
   /// The leaf pages of the log's tree in the current state, in key order.
   static func logLeafPages(_ dataFile: String) throws -> [UInt64] {
+    try leafPages(of: StoreLayout.log, in: dataFile)
+  }
+
+  /// The leaf pages of the database `name`'s tree in the current state, in key order.
+  static func leafPages(of name: String, in dataFile: String) throws -> [UInt64] {
     let file = try DataFile(path: dataFile)
     let meta = try #require(try DataFileHealth.examine(path: dataFile)?.current)
-    let log = try #require(NamedDatabases.read(file, meta: meta).databases.first { $0.name == "log" })
+    let database = try #require(NamedDatabases.read(file, meta: meta).databases.first { $0.name == name })
     var leaves: [UInt64] = []
-    let walker = TreeWalker(file: file, pageSize: meta.pageSize, lastPage: meta.lastPage, integerKeys: true)
+    let walker = TreeWalker(
+      file: file, pageSize: meta.pageSize, lastPage: meta.lastPage,
+      integerKeys: database.record.flags & PageFormat.DatabaseFlag.integerKey != 0)
     _ = walker.walk(
-      root: log.record.root,
+      root: database.record.root,
       onPage: { page, count in
         if count == 1, let bytes = file.page(page, pageSize: meta.pageSize),
           let parsed = try? Page(number: page, bytes: bytes, lastPage: meta.lastPage), parsed.isLeaf

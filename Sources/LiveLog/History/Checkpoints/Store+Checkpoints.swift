@@ -36,13 +36,19 @@ extension Store {
   }
 
   /// Rebuilds the checkpoints of a replay's target, whose log is copied, with `source`'s interval:
-  /// a store and its replay hold the same checkpoints.
+  /// a store and its replay hold the same checkpoints. Source checkpoints whose header does not
+  /// read are what a repair rebuilds (`Store.repairRebuilds`): their interval is then the
+  /// source's option, as for a store made before checkpoints.
   func rebuildCheckpoints(like source: Store) throws {
     guard let checkpoints else { return }
-    let interval =
-      try source.checkpoints.flatMap { checkpoints in
+    var interval: UInt64?
+    do {
+      interval = try source.checkpoints.flatMap { checkpoints in
         try source.environment.read { try checkpoints.header($0)?.interval }
-      } ?? source.options.checkpointInterval
-    try checkpoints.rebuild(log: log, interval: interval, environment: environment)
+      }
+    } catch is StoreError {
+    } catch let error as LMDBError where error.isDamagedPage {}
+    try checkpoints.rebuild(
+      log: log, interval: interval ?? source.options.checkpointInterval, environment: environment)
   }
 }
