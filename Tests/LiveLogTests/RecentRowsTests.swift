@@ -84,7 +84,8 @@ import Testing
       }
       for pattern in ["swift", "kit", "learn", "ünï", "STRASSE", "-ui", "café", "edi"] {
         for text in [
-          "full_name CONTAINS[c] %@", "name BEGINSWITH[c] %@", "description CONTAINS[cd] %@ OR name CONTAINS %@",
+          "full_name CONTAINS[c] %@", "name BEGINSWITH[c] %@",
+          "description CONTAINS[cd] %@ OR name CONTAINS %@",
           "full_name CONTAINS %@ AND NOT description CONTAINS[c] %@",
         ] {
           let arguments = Array(repeating: pattern, count: text.components(separatedBy: "%@").count - 1)

@@ -61,7 +61,8 @@ import Testing
     #expect(try RecentRowsTests.recentCount(rebuilt) == 0)
     #expect(try RecentRowsTests.segments(store).count > 1)
     #expect(try RecentRowsTests.segments(rebuilt).count == 1)
-    #expect(try Self.rawEntries(store, grown.databases.index) != Self.rawEntries(rebuilt, replayed.databases.index))
+    #expect(
+      try Self.rawEntries(store, grown.databases.index) != Self.rawEntries(rebuilt, replayed.databases.index))
     #expect(try rebuilt.digest() == store.digest())
     #expect(try store.firstDifference(from: rebuilt) == nil)
     // Every trigram list reads the same rows through either layout.
@@ -113,9 +114,12 @@ import Testing
     try rebuilt.environment.write { txn in
       let directory = try collection.directory(txn)
       let segment = try #require(directory.segment(of: affected))
-      try SegmentEditor(index: collection.databases.index, segment: directory.starts[segment], txn: txn).apply([
-        PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: affected, positions: addsARow ? [0] : nil)
-      ])
+      try SegmentEditor(index: collection.databases.index, segment: directory.starts[segment], txn: txn)
+        .apply([
+          PostingEdit(
+            kind: .trigram, key: IndexKeys.trigramPrefix(code), row: affected, positions: addsARow ? [0] : nil
+          )
+        ])
     }
     let difference = try #require(try store.firstDifference(from: rebuilt))
     #expect(difference.database == "repositories.index")

@@ -23,7 +23,9 @@ import Testing
     let title = (0..<Int.random(in: 1...4, using: &random)).map { _ in
       words.randomElement(using: &random) ?? "x"
     }.joined(separator: " ")
-    let tag: FieldValue = Int.random(in: 0..<5, using: &random) == 0 ? .null : .string("tag\(Int.random(in: 0..<30, using: &random))")
+    let tag: FieldValue =
+      Int.random(in: 0..<5, using: &random) == 0
+      ? .null : .string("tag\(Int.random(in: 0..<30, using: &random))")
     return [.integer(Int64(row)), .string(title), tag, .integer(Int64.random(in: 0..<50, using: &random))]
   }
 
@@ -33,7 +35,10 @@ import Testing
     for (row, values) in rows {
       let indexed = IndexEntries(values, schema: schema)
       var positions: [UInt32: [UInt32]] = [:]
-      for posting in indexed.trigrams { positions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(UInt32(truncatingIfNeeded: posting)) }
+      for posting in indexed.trigrams {
+        positions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(
+          UInt32(truncatingIfNeeded: posting))
+      }
       for (code, list) in positions { entries.insert("t \(code) \(row) \(list)") }
       for term in indexed.terms { entries.insert("e \(term) \(row)") }
       for entry in indexed.ordered { entries.insert("o \(entry.field) \(entry.key.high) \(row)") }
@@ -42,14 +47,18 @@ import Testing
   }
 
   /// What the index holds, read through the lookups, with a check that each list ascends.
-  static func stored(_ index: Database, _ segments: [Row], _ txn: some ReadableTransaction, codes: Set<UInt32>,
-    terms: Set<[UInt8]>) throws -> Set<String> {
+  static func stored(
+    _ index: Database, _ segments: [Row], _ txn: some ReadableTransaction, codes: Set<UInt32>,
+    terms: Set<[UInt8]>
+  ) throws -> Set<String> {
     var entries = Set<String>()
     try txn.withCursor(index) { cursor in
       for code in codes {
         var order: [Row] = []
         for segment in segments {
-          try SegmentLookup.forEachPart(of: IndexKeys.trigramPrefix(code), kind: .trigram, segment: segment, cursor: &cursor) { entry in
+          try SegmentLookup.forEachPart(
+            of: IndexKeys.trigramPrefix(code), kind: .trigram, segment: segment, cursor: &cursor
+          ) { entry in
             for (row, positions) in try PostingPage.decode(entry, segment: segment, positional: true) {
               entries.insert("t \(code) \(row) \(positions)")
               order.append(row)
@@ -102,7 +111,9 @@ import Testing
       let values = range.map { rows[$0] ?? [] }
       let parts = try SegmentBuilder.build(schema: Self.schema, rows: range) { values[$0] }
       try store.environment.write { txn in
-        for (key, value) in SegmentBuilder.pages(parts, segment: start) { try txn.put(index, key, value, flags: .append) }
+        for (key, value) in SegmentBuilder.pages(parts, segment: start) {
+          try txn.put(index, key, value, flags: .append)
+        }
       }
       segments.append(start)
     }
@@ -116,14 +127,20 @@ import Testing
     }
     for values in rows.values { note(values) }
     func check(_ when: String) throws {
-      let held = try store.environment.read { txn in try Self.stored(index, segments, txn, codes: codes, terms: terms) }
+      let held = try store.environment.read { txn in
+        try Self.stored(index, segments, txn, codes: codes, terms: terms)
+      }
       let wanted = Self.expected(rows)
       let extra = held.subtracting(wanted).sorted()
       let missing = wanted.subtracting(held).sorted()
-      #expect(extra.isEmpty && missing.isEmpty, "\(when): \(extra.count) extra \(extra.prefix(3)), \(missing.count) missing \(missing.prefix(3))")
+      #expect(
+        extra.isEmpty && missing.isEmpty,
+        "\(when): \(extra.count) extra \(extra.prefix(3)), \(missing.count) missing \(missing.prefix(3))")
     }
     try check("as built")
-    try store.environment.write { txn in try SegmentMerger(index: index, txn: txn).merge(segments[1], segments[2]) }
+    try store.environment.write { txn in
+      try SegmentMerger(index: index, txn: txn).merge(segments[1], segments[2])
+    }
     segments.removeLast()
     try check("after the merge")
     for round in 0..<5 {

@@ -104,14 +104,16 @@ struct Replayer {
     for collection in state.all {
       guard let tracker = trackers[collection.id] else { continue }
       let survivors = tracker.survivors().map {
-        StoredCollection.RebuiltRow(row: Row(truncatingIfNeeded: $0.row), lsn: $0.lsn, key: collection.keyBytes($0.key))
+        StoredCollection.RebuiltRow(
+          row: Row(truncatingIfNeeded: $0.row), lsn: $0.lsn, key: collection.keyBytes($0.key))
       }
       // One segment per transaction: the rows of one run of `rebuiltSegmentRows` row numbers.
       var start = 0
       while start < survivors.count {
         let segment = StoredCollection.rebuiltSegmentStart(of: survivors[start].row)
         var end = start
-        while end < survivors.count && StoredCollection.rebuiltSegmentStart(of: survivors[end].row) == segment {
+        while end < survivors.count && StoredCollection.rebuiltSegmentStart(of: survivors[end].row) == segment
+        {
           end += 1
         }
         let chunk = Array(survivors[start..<end])

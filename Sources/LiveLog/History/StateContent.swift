@@ -152,7 +152,10 @@ enum StateContent {
                 positions: &positions)
               try positions.withUnsafeBufferPointer { all in
                 for (index, row) in rows.enumerated() where isVisited(row) {
-                  let own = positional ? UnsafeBufferPointer(rebasing: all[bounds[index]..<bounds[index + 1]]) : UnsafeBufferPointer(rebasing: all[0..<0])
+                  let own =
+                    positional
+                    ? UnsafeBufferPointer(rebasing: all[bounds[index]..<bounds[index + 1]])
+                    : UnsafeBufferPointer(rebasing: all[0..<0])
                   try body(kind, part.key, row, own)
                 }
               }
@@ -166,7 +169,9 @@ enum StateContent {
               key.removeAll(keepingCapacity: true)
               key.append(slot)
               value.append(to: &key, width: width)
-              try key.withUnsafeBytes { try body(.ordered, $0, row, UnsafeBufferPointer(start: nil, count: 0)) }
+              try key.withUnsafeBytes {
+                try body(.ordered, $0, row, UnsafeBufferPointer(start: nil, count: 0))
+              }
             }
           }
           entry = try cursor.next()
@@ -194,7 +199,9 @@ enum StateContent {
           try (codePositions[code] ?? []).withUnsafeBufferPointer { try body(.trigram, key, row, $0) }
         }
       }
-      try view.forEachTerm { term in try body(.term, UnsafeRawBufferPointer(term), row, UnsafeBufferPointer(start: nil, count: 0)) }
+      try view.forEachTerm { term in
+        try body(.term, UnsafeRawBufferPointer(term), row, UnsafeBufferPointer(start: nil, count: 0))
+      }
       for index in 0..<view.orderedCount {
         let slot = view.orderedField(index)
         guard let value = view.orderedKey(field: slot) else { continue }

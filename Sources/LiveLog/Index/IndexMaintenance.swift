@@ -6,7 +6,8 @@ enum IndexMaintenance {
   /// Builds every index of `collection` (whose schema is the new one) again from its records,
   /// when `added` or `dropped` name any field; `progress` gets records done and their number.
   static func rebuild(
-    adding added: [Field], dropping dropped: [Field], in collection: StoredCollection, _ txn: WriteTransaction,
+    adding added: [Field], dropping dropped: [Field], in collection: StoredCollection,
+    _ txn: WriteTransaction,
     progress: (Int, Int) -> Void = { _, _ in }
   ) throws {
     guard !added.isEmpty || !dropped.isEmpty else { return }

@@ -46,7 +46,9 @@ extension IndexReader {
     let upper = range?.upper ?? OrderedKey(flag: .max, high: .max, low: .max)
     var recentEntries: [(OrderedKey, Row)] = []
     for (row, entry) in zip(recent.rows, recent.entries) where !entry.isDeleted {
-      if let key = entry.orderedKey(field: slot), key >= lower, key <= upper { recentEntries.append((key, row)) }
+      if let key = entry.orderedKey(field: slot), key >= lower, key <= upper {
+        recentEntries.append((key, row))
+      }
     }
     recentEntries.sort { ($0.0, $0.1) < ($1.0, $1.1) }
     if !ascending { recentEntries.reverse() }
@@ -63,7 +65,8 @@ extension IndexReader {
         for index in heads.indices {
           guard let head = heads[index] else { continue }
           if let current = best, let other = heads[current] {
-            let before = ascending ? (head.0, head.1) < (other.0, other.1) : (head.0, head.1) > (other.0, other.1)
+            let before =
+              ascending ? (head.0, head.1) < (other.0, other.1) : (head.0, head.1) > (other.0, other.1)
             if !before { continue }
           }
           best = index
@@ -72,7 +75,8 @@ extension IndexReader {
         if recentIndex < recentEntries.count {
           if let best, let head = heads[best] {
             let entry = recentEntries[recentIndex]
-            takeRecent = ascending ? (entry.0, entry.1) < (head.0, head.1) : (entry.0, entry.1) > (head.0, head.1)
+            takeRecent =
+              ascending ? (entry.0, entry.1) < (head.0, head.1) : (entry.0, entry.1) > (head.0, head.1)
           } else {
             takeRecent = true
           }

@@ -34,7 +34,8 @@ extension IndexReader {
           let view = try PostingPage.View(current.value, positional: false)
           for position in 0..<view.count {
             let entry = try view.entry(position)
-            let order = ByteOrder.compare(UnsafeRawBufferPointer(rebasing: entry.key.prefix(group.count)), group)
+            let order = ByteOrder.compare(
+              UnsafeRawBufferPointer(rebasing: entry.key.prefix(group.count)), group)
             if order < 0 { continue }
             if order > 0 { break scan }
             guard try accepts(entry.key) else { continue }

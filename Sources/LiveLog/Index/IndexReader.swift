@@ -99,7 +99,8 @@ struct IndexReader<Txn: ReadableTransaction> {
   /// The trigrams at offsets 0, 3, 6, … and the last one cover every byte of the pattern, so a
   /// row holds the pattern at `s` exactly when each of them sits at `s` plus its offset: the
   /// lists become sets of `row << 32 | start` and intersect.
-  func rows(containing pattern: [UInt8], field: Field, anchored: Bool) throws -> (rows: [Row], unsure: [Row]) {
+  func rows(containing pattern: [UInt8], field: Field, anchored: Bool) throws -> (rows: [Row], unsure: [Row])
+  {
     let offsets = TrigramPostings.coveringOffsets(count: pattern.count)
     let codes = offsets.map {
       IndexKeys.trigramCode(field: field.position, pattern[$0], pattern[$0 + 1], pattern[$0 + 2])
@@ -125,7 +126,8 @@ struct IndexReader<Txn: ReadableTransaction> {
           try SegmentLookup.forEachPart(
             of: IndexKeys.trigramPrefix(codes[index]), kind: .trigram, segment: segment, cursor: &cursor
           ) {
-            try PostingPage.appendStarts(of: $0, segment: segment, offset: offset, anchored: anchored, to: &list)
+            try PostingPage.appendStarts(
+              of: $0, segment: segment, offset: offset, anchored: anchored, to: &list)
           }
           starts = starts.map { StartSet.intersection($0, list) } ?? list
           if starts?.isEmpty == true { break }

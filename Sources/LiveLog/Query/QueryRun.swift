@@ -71,7 +71,8 @@ struct QueryRun<Txn: ReadableTransaction> {
     else { return nil }
     let sorter = ResultSorter(
       collection: collection, txn: txn, indexes: try IndexReader(collection: collection, txn: txn))
-    let rows = try sorter.sorted(range: OrderedBounds(lower: lower, upper: upper), by: query.sort, limit: query.limit)
+    let rows = try sorter.sorted(
+      range: OrderedBounds(lower: lower, upper: upper), by: query.sort, limit: query.limit)
     steps = [
       PlanStep(
         depth: 0, description: "ordered index of \(field.name): \(range), walked in sort order",

@@ -54,7 +54,9 @@ struct ResultSorter<Txn: ReadableTransaction> {
       return true
     }
     return try SortOrder.sorted(rows, by: descriptors, limit: limit) { row in
-      guard let record = records[row] else { throw StoreError.corruptState(reason: "row \(row) has no record") }
+      guard let record = records[row] else {
+        throw StoreError.corruptState(reason: "row \(row) has no record")
+      }
       return record
     }
   }

@@ -55,7 +55,9 @@ final class Catalog: Sendable {
   /// its log alone (an upgrade's source), whose collections have an older format's databases.
   private let opensCollections: Bool
 
-  init(database: Database, meta: Database, log: EventLog, environment: Environment, opensCollections: Bool = true) {
+  init(
+    database: Database, meta: Database, log: EventLog, environment: Environment, opensCollections: Bool = true
+  ) {
     self.database = database
     self.meta = meta
     self.log = log

@@ -70,7 +70,8 @@ struct RowTable {
     /// The LSN of `row`'s version, if present.
     func lsn(of row: Row) throws -> UInt64? {
       guard let rank = rank(of: row) else { return nil }
-      return UInt64(littleEndian: value.loadUnaligned(fromByteOffset: try lsnStart() + 8 * rank, as: UInt64.self))
+      return UInt64(
+        littleEndian: value.loadUnaligned(fromByteOffset: try lsnStart() + 8 * rank, as: UInt64.self))
     }
 
     /// Where an integer-keyed `row`'s key lies in the block, if the row is present: arithmetic
@@ -93,7 +94,8 @@ struct RowTable {
         for _ in 0..<rank { _ = try reader.take(try reader.count()) }
         key = try reader.take(try reader.count())
       }
-      let lsn = UInt64(littleEndian: value.loadUnaligned(fromByteOffset: try lsnStart() + 8 * rank, as: UInt64.self))
+      let lsn = UInt64(
+        littleEndian: value.loadUnaligned(fromByteOffset: try lsnStart() + 8 * rank, as: UInt64.self))
       return (lsn, key)
     }
 
@@ -120,7 +122,9 @@ struct RowTable {
   }
 
   /// The LSN and key bytes of `row`, if the table holds it.
-  func slot(of row: Row, _ txn: some ReadableTransaction) throws -> (lsn: UInt64, key: UnsafeRawBufferPointer)? {
+  func slot(of row: Row, _ txn: some ReadableTransaction) throws -> (
+    lsn: UInt64, key: UnsafeRawBufferPointer
+  )? {
     try block(Self.block(of: row), txn)?.slot(of: row)
   }
 
@@ -129,8 +133,12 @@ struct RowTable {
     try txn.withCursor(database) { cursor in
       var entry = try cursor.first()
       while let current = entry {
-        guard let index = current.integerKey else { throw PageDamage("a row block key of \(current.key.count) bytes") }
-        guard try body(try Block(index: index, value: current.value, integerKeys: integerKeys)) else { return }
+        guard let index = current.integerKey else {
+          throw PageDamage("a row block key of \(current.key.count) bytes")
+        }
+        guard try body(try Block(index: index, value: current.value, integerKeys: integerKeys)) else {
+          return
+        }
         entry = try cursor.next()
       }
     }

@@ -24,7 +24,8 @@ extension StoredCollection {
   /// Folds the recent rows and `changes` (a commit's, already in the keys database) into the row
   /// table and segments; `indexes: false` (a migration) writes the row table only, and the
   /// migration rebuilds the indexes.
-  func fold(_ changes: [RecordChange], nextRow: UInt64, _ txn: WriteTransaction, indexes: Bool = true) throws {
+  func fold(_ changes: [RecordChange], nextRow: UInt64, _ txn: WriteTransaction, indexes: Bool = true) throws
+  {
     var directory = try self.directory(txn)
     var touched: [Row: FoldedRow] = [:]
     let recent = try RecentRows.load(self, txn)
@@ -68,17 +69,21 @@ extension StoredCollection {
         tableChanges.append(RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: false))
         continue
       }
-      tableChanges.append(RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: state.isDeleted))
+      tableChanges.append(
+        RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: state.isDeleted))
       guard indexes, let segment = directory.segment(of: row) else { continue }
       let (old, new) = try changedEntries(of: row, newLSN: state.isDeleted ? nil : state.lsn, txn)
-      Self.edits(row: row, from: old, to: new, postings: &postingEdits[segment, default: []],
+      Self.edits(
+        row: row, from: old, to: new, postings: &postingEdits[segment, default: []],
         ordered: &orderedEdits[segment, default: []])
     }
     for (segment, edits) in postingEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
-      try SegmentEditor(index: databases.index, segment: directory.starts[segment], txn: txn).apply(edits.sorted())
+      try SegmentEditor(index: databases.index, segment: directory.starts[segment], txn: txn).apply(
+        edits.sorted())
     }
     for (segment, edits) in orderedEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
-      try SegmentEditor(index: databases.index, segment: directory.starts[segment], txn: txn).apply(edits.sorted())
+      try SegmentEditor(index: databases.index, segment: directory.starts[segment], txn: txn).apply(
+        edits.sorted())
     }
     let newEnd = Row(truncatingIfNeeded: nextRow)
     if newEnd > directory.end {
@@ -163,7 +168,8 @@ extension StoredCollection {
         i = left.end
       } else if let right, left == nil || right.code < left?.code ?? .max {
         postings.append(
-          PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(right.code), row: row, positions: right.positions))
+          PostingEdit(
+            kind: .trigram, key: IndexKeys.trigramPrefix(right.code), row: row, positions: right.positions))
         j = right.end
       } else if let left, let right {
         if left.positions != right.positions {
@@ -179,7 +185,8 @@ extension StoredCollection {
     j = 0
     while i < old.terms.count || j < new.terms.count {
       let order =
-        i == old.terms.count ? 1 : j == new.terms.count ? -1 : TextMatching.compare(old.terms[i], new.terms[j])
+        i == old.terms.count
+        ? 1 : j == new.terms.count ? -1 : TextMatching.compare(old.terms[i], new.terms[j])
       if order < 0 {
         postings.append(PostingEdit(kind: .term, key: old.terms[i], row: row, positions: nil))
         i += 1

@@ -35,7 +35,8 @@ extension StoredCollection {
     directory.starts.append(segment)
     directory.end = last.row + 1
     try directory.write(name, meta: meta, txn)
-    try rowTable.apply(rows.map { RowTable.Change(row: $0.row, lsn: $0.lsn, key: $0.key, isRemoval: false) }, txn)
+    try rowTable.apply(
+      rows.map { RowTable.Change(row: $0.row, lsn: $0.lsn, key: $0.key, isRemoval: false) }, txn)
   }
 
   /// Writes the key → row table of `rows` (in any order), the next row and the count, and ends the

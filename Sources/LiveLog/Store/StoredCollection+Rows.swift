@@ -5,7 +5,8 @@ extension StoredCollection {
   /// numbered from one in insertion order and keep their number through updates, so while
   /// nothing was deleted they are the run from the first to the next row, known from the count;
   /// otherwise the row table's blocks are read, with the recent rows on top.
-  func everyRow(_ txn: some ReadableTransaction, limit: Int? = nil, recent: RecentRows? = nil) throws -> [Row] {
+  func everyRow(_ txn: some ReadableTransaction, limit: Int? = nil, recent: RecentRows? = nil) throws -> [Row]
+  {
     let next = try nextRow(txn)
     let total = try count(txn)
     if total == Int(next) - 1 {

@@ -68,7 +68,9 @@ struct StoredCollection: Sendable {
     versions.first { $0.version == version }?.schema
   }
 
-  var rowTable: RowTable { RowTable(database: databases.rows, integerKeys: schema.primaryKey.type == .integer) }
+  var rowTable: RowTable {
+    RowTable(database: databases.rows, integerKeys: schema.primaryKey.type == .integer)
+  }
 
   /// The key of `meta` that holds the next row to hand out.
   var nextRowKey: [UInt8] { Array("next_row:\(name)".utf8) }

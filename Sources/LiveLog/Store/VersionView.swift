@@ -120,7 +120,9 @@ struct VersionRecords {
     let integerKeys = collection.schema.primaryKey.type == .integer
     var keys = [PrimaryKey](repeating: .integer(0), count: rows.count)
     try forEachKey(rows) { index, bytes in
-      keys[index] = integerKeys ? .integer(bytes.loadUnaligned(as: Int64.self)) : try collection.key(bytes, row: UInt64(rows[index]))
+      keys[index] =
+        integerKeys
+        ? .integer(bytes.loadUnaligned(as: Int64.self)) : try collection.key(bytes, row: UInt64(rows[index]))
     }
     return keys
   }
@@ -168,7 +170,9 @@ struct VersionRecords {
           do {
             if block?.index != wanted {
               var steps = 0
-              if entry == nil || (entry?.integerKey ?? .max) > wanted { entry = try cursor.seek(atLeast: wanted) }
+              if entry == nil || (entry?.integerKey ?? .max) > wanted {
+                entry = try cursor.seek(atLeast: wanted)
+              }
               while let current = entry, let key = current.integerKey, key < wanted {
                 steps += 1
                 entry = steps < 8 ? try cursor.next() : try cursor.seek(atLeast: wanted)

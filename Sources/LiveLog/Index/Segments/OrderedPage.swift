@@ -145,7 +145,8 @@ struct OrderedPageWriter {
     value.append(contentsOf: body)
     var entryKey: [UInt8] = [field]
     first.key.append(to: &entryKey, width: width)
-    pages.append((IndexPageKey.make(segment: segment, kind: .ordered, entryKey: entryKey, row: first.row), value))
+    pages.append(
+      (IndexPageKey.make(segment: segment, kind: .ordered, entryKey: entryKey, row: first.row), value))
     body.removeAll(keepingCapacity: true)
     count = 0
   }

@@ -149,7 +149,9 @@ enum PostingPage {
       let head = try reader.varint()
       var position = head >> 1
       let extra = head & 1 != 0 ? try reader.varint() : 0
-      guard extra < UInt64(entry.positions.count) else { throw PageDamage("a posting claims too many positions") }
+      guard extra < UInt64(entry.positions.count) else {
+        throw PageDamage("a posting claims too many positions")
+      }
       for index in 0...extra {
         if index > 0 {
           let gap = try reader.varint()
@@ -169,7 +171,8 @@ enum PostingPage {
     var rows: [Row] = []
     var bounds: [Int] = [0]
     var positions: [UInt32] = []
-    try decode(entry, segment: segment, positional: positional, rows: &rows, bounds: &bounds, positions: &positions)
+    try decode(
+      entry, segment: segment, positional: positional, rows: &rows, bounds: &bounds, positions: &positions)
     guard positional else { return rows.map { ($0, []) } }
     return rows.indices.map { (rows[$0], Array(positions[bounds[$0]..<bounds[$0 + 1]])) }
   }

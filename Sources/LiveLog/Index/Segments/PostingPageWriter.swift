@@ -59,7 +59,8 @@ struct PostingPageWriter {
   /// Adds a part already encoded — rows against this writer's segment start — as it is: how a
   /// merge copies lists without decoding them.
   mutating func addPart(
-    key: [UInt8], firstRow: Row, rowCount: Int, rows: UnsafeRawBufferPointer, positions: UnsafeRawBufferPointer
+    key: [UInt8], firstRow: Row, rowCount: Int, rows: UnsafeRawBufferPointer,
+    positions: UnsafeRawBufferPointer
   ) {
     Self.fill(&rowBytes, with: rows)
     rowLength = rows.count
@@ -73,7 +74,9 @@ struct PostingPageWriter {
   private static func fill(_ buffer: inout [UInt8], with bytes: UnsafeRawBufferPointer) {
     if buffer.count < bytes.count { buffer = [UInt8](repeating: 0, count: bytes.count * 2) }
     buffer.withUnsafeMutableBytes { target in
-      if let base = bytes.baseAddress, bytes.count > 0 { target.baseAddress?.copyMemory(from: base, byteCount: bytes.count) }
+      if let base = bytes.baseAddress, bytes.count > 0 {
+        target.baseAddress?.copyMemory(from: base, byteCount: bytes.count)
+      }
     }
   }
 
@@ -131,11 +134,15 @@ struct PostingPageWriter {
       let positionMark = positions.count
       let row = source.rows[index]
       PageBytes.appendVarint(UInt64(row &- previous), to: &rows)
-      if positional, let list = source.positions(of: index) { PostingPage.encodePositions(list, to: &positions) }
+      if positional, let list = source.positions(of: index) {
+        PostingPage.encodePositions(list, to: &positions)
+      }
       rowLength = rows.count
       positionLength = positions.count
       let taken = index - start + 1
-      if headerSize(key: key, rowCount: taken) + rowLength + positionLength > room && !(atLeastOne && taken == 1) {
+      if headerSize(key: key, rowCount: taken) + rowLength + positionLength > room
+        && !(atLeastOne && taken == 1)
+      {
         rows.removeSubrange(rowMark...)
         positions.removeSubrange(positionMark...)
         break

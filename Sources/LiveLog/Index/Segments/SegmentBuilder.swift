@@ -90,7 +90,9 @@ struct SegmentBuilder: Sendable {
     _ key: UInt64, packed: Bool, base: Row, postings: UnsafeBufferPointer<UInt64>
   ) -> (row: Row, position: UInt32) {
     if packed {
-      return (base + Row(truncatingIfNeeded: (key & 0xFFFF_FFFF) >> 15), UInt32(truncatingIfNeeded: key & 0x7FFF))
+      return (
+        base + Row(truncatingIfNeeded: (key & 0xFFFF_FFFF) >> 15), UInt32(truncatingIfNeeded: key & 0x7FFF)
+      )
     }
     let posting = postings[Int(truncatingIfNeeded: key & 0xFFFF_FFFF)]
     return (Row(truncatingIfNeeded: posting >> 32), UInt32(truncatingIfNeeded: posting))
@@ -147,16 +149,17 @@ struct SegmentBuilder: Sendable {
   /// values are on another.
   static func pages(_ parts: [SegmentBuilder], segment: Row) -> [(key: [UInt8], value: [UInt8])] {
     // The closure throws nothing, so `try?` loses nothing.
-    let kinds: [[(key: [UInt8], value: [UInt8])]] = (try? ParallelMap.map(2, minimumPerWorker: 1) { kind in
-      var pages: [(key: [UInt8], value: [UInt8])] = []
-      if kind == 0 {
-        writeTrigrams(parts, segment: segment, into: &pages)
-      } else {
-        writeTerms(parts, segment: segment, into: &pages)
-        writeOrdered(parts, segment: segment, into: &pages)
-      }
-      return pages
-    }) ?? []
+    let kinds: [[(key: [UInt8], value: [UInt8])]] =
+      (try? ParallelMap.map(2, minimumPerWorker: 1) { kind in
+        var pages: [(key: [UInt8], value: [UInt8])] = []
+        if kind == 0 {
+          writeTrigrams(parts, segment: segment, into: &pages)
+        } else {
+          writeTerms(parts, segment: segment, into: &pages)
+          writeOrdered(parts, segment: segment, into: &pages)
+        }
+        return pages
+      }) ?? []
     return kinds.flatMap { $0 }
   }
 
@@ -267,7 +270,8 @@ struct SegmentBuilder: Sendable {
       for index in parts.indices where cursors[index] < orders[index].count {
         if let current = best,
           TermTable.compare(
-            parts[index].terms, orders[index][cursors[index]], parts[current].terms, orders[current][cursors[current]]
+            parts[index].terms, orders[index][cursors[index]], parts[current].terms,
+            orders[current][cursors[current]]
           ) >= 0
         {
           continue
@@ -280,7 +284,8 @@ struct SegmentBuilder: Sendable {
       rows.removeAll(keepingCapacity: true)
       for index in parts.indices where cursors[index] < orders[index].count {
         let id = orders[index][cursors[index]]
-        guard index == first || TermTable.compare(parts[index].terms, id, parts[first].terms, firstID) == 0 else {
+        guard index == first || TermTable.compare(parts[index].terms, id, parts[first].terms, firstID) == 0
+        else {
           continue
         }
         rows.append(contentsOf: parts[index].terms.rows[id])
@@ -347,7 +352,9 @@ struct TermTable {
     let start = starts[id]
     let end = id + 1 < starts.count ? starts[id + 1] : arena.count
     guard end - start == term.count else { return false }
-    return arena.withUnsafeBytes { ByteOrder.compare(UnsafeRawBufferPointer(rebasing: $0[start..<end]), term) == 0 }
+    return arena.withUnsafeBytes {
+      ByteOrder.compare(UnsafeRawBufferPointer(rebasing: $0[start..<end]), term) == 0
+    }
   }
 
   private mutating func grow() {
@@ -371,7 +378,8 @@ struct TermTable {
     x.arena.withUnsafeBytes { left in
       y.arena.withUnsafeBytes { right in
         ByteOrder.compare(
-          UnsafeRawBufferPointer(rebasing: left[x.range(of: a)]), UnsafeRawBufferPointer(rebasing: right[y.range(of: b)]))
+          UnsafeRawBufferPointer(rebasing: left[x.range(of: a)]),
+          UnsafeRawBufferPointer(rebasing: right[y.range(of: b)]))
       }
     }
   }
@@ -380,7 +388,9 @@ struct TermTable {
   func sortedIDs() -> [Int] {
     arena.withUnsafeBytes { raw in
       starts.indices.sorted { a, b in
-        ByteOrder.compare(UnsafeRawBufferPointer(rebasing: raw[range(of: a)]), UnsafeRawBufferPointer(rebasing: raw[range(of: b)])) < 0
+        ByteOrder.compare(
+          UnsafeRawBufferPointer(rebasing: raw[range(of: a)]),
+          UnsafeRawBufferPointer(rebasing: raw[range(of: b)])) < 0
       }
     }
   }

@@ -57,7 +57,9 @@ struct SegmentEditor {
       let key = edits[start].key
       let target = IndexPageKey.make(segment: segment, kind: kind, entryKey: key, row: 0)
       let found = try cursor.seek(atLeast: target)
-      let foundKey = found.flatMap { IndexPageKey.belongs($0.key, segment: segment, kind: kind) ? Array($0.key) : nil }
+      let foundKey = found.flatMap {
+        IndexPageKey.belongs($0.key, segment: segment, kind: kind) ? Array($0.key) : nil
+      }
       // Start at the page before the first page past the key when the key falls in it (its
       // parts may begin there) or after it with no page beginning with the key (it goes at its
       // end); else at the first page past the key.
@@ -69,9 +71,10 @@ struct SegmentEditor {
         let reachesKey = key.withUnsafeBytes { wanted in
           ((try? view.key(view.count - 1)).map { ByteOrder.compare($0, wanted) >= 0 }) ?? true
         }
-        let foundStartsWithKey = foundKey.map { page in
-          page.withUnsafeBytes { ByteOrder.compare(IndexPageKey.entryKey(of: $0), key) == 0 }
-        } ?? false
+        let foundStartsWithKey =
+          foundKey.map { page in
+            page.withUnsafeBytes { ByteOrder.compare(IndexPageKey.entryKey(of: $0), key) == 0 }
+          } ?? false
         first = reachesKey || !foundStartsWithKey ? Array(before.key) : foundKey
       } else {
         first = foundKey
@@ -111,7 +114,8 @@ struct SegmentEditor {
         page = try cursor.next()
       }
       let limit: [UInt8]? = page.flatMap {
-        IndexPageKey.belongs($0.key, segment: segment, kind: kind) ? Array(IndexPageKey.entryKey(of: $0.key)) : nil
+        IndexPageKey.belongs($0.key, segment: segment, kind: kind)
+          ? Array(IndexPageKey.entryKey(of: $0.key)) : nil
       }
       return (keys, lists, limit)
     }
@@ -128,7 +132,9 @@ struct SegmentEditor {
         if TextMatching.compare(merged[middle].key, edit.key) < 0 { low = middle + 1 } else { high = middle }
       }
       if low == merged.count || merged[low].key != edit.key {
-        if edit.positions != nil { merged.insert((edit.key, []), at: low) } else {
+        if edit.positions != nil {
+          merged.insert((edit.key, []), at: low)
+        } else {
           end += 1
           continue
         }
@@ -142,7 +148,11 @@ struct SegmentEditor {
       }
       let present = at < postings.count && postings[at].0 == edit.row
       if let positions = edit.positions {
-        if present { postings[at] = (edit.row, positions) } else { postings.insert((edit.row, positions), at: at) }
+        if present {
+          postings[at] = (edit.row, positions)
+        } else {
+          postings.insert((edit.row, positions), at: at)
+        }
       } else if present {
         postings.remove(at: at)
       }
@@ -205,7 +215,9 @@ struct SegmentEditor {
         SegmentLookup.isPage(before.key, of: slot, segment: segment)
       {
         page = before
-      } else if let at = try cursor.seek(atLeast: target), SegmentLookup.isPage(at.key, of: slot, segment: segment) {
+      } else if let at = try cursor.seek(atLeast: target),
+        SegmentLookup.isPage(at.key, of: slot, segment: segment)
+      {
         page = at
       }
       guard let page else { return (nil, [], nil) }
@@ -224,13 +236,18 @@ struct SegmentEditor {
     }
     var merged = entries
     var end = start
-    while end < edits.count && edits[end].entry.field == slot && limit.map({ edits[end].entry < $0 }) ?? true {
+    while end < edits.count && edits[end].entry.field == slot && limit.map({ edits[end].entry < $0 }) ?? true
+    {
       let edit = edits[end].entry
       var low = 0
       var high = merged.count
       while low < high {
         let middle = (low + high) / 2
-        if (merged[middle].0, merged[middle].1) < (edit.key, edit.row) { low = middle + 1 } else { high = middle }
+        if (merged[middle].0, merged[middle].1) < (edit.key, edit.row) {
+          low = middle + 1
+        } else {
+          high = middle
+        }
       }
       let present = low < merged.count && merged[low].0 == edit.key && merged[low].1 == edit.row
       if edits[end].isInsertion {

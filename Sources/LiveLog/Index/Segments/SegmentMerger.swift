@@ -110,7 +110,8 @@ struct SegmentMerger {
 
     mutating func flush(into writer: inout PostingPageWriter, positional: Bool) {
       guard !rows.isEmpty else { return }
-      SegmentMerger.write(key: key, rows: rows, bounds: bounds, positions: positions, positional: positional, to: &writer)
+      SegmentMerger.write(
+        key: key, rows: rows, bounds: bounds, positions: positions, positional: positional, to: &writer)
       rows.removeAll(keepingCapacity: true)
       bounds.removeAll(keepingCapacity: true)
       bounds.append(0)
@@ -128,7 +129,8 @@ struct SegmentMerger {
     if part.entry.rows.count + part.entry.positions.count < Self.smallPart {
       pending.key = key
       try PostingPage.decode(
-        part.entry, segment: part.segment, positional: positional, rows: &pending.rows, bounds: &pending.bounds,
+        part.entry, segment: part.segment, positional: positional, rows: &pending.rows,
+        bounds: &pending.bounds,
         positions: &pending.positions)
       return
     }
@@ -150,7 +152,8 @@ struct SegmentMerger {
     rebased.append(contentsOf: UnsafeRawBufferPointer(rebasing: part.entry.rows[reader.offset...]))
     rebased.withUnsafeBytes {
       writer.addPart(
-        key: key, firstRow: Row(firstRow), rowCount: part.entry.rowCount, rows: $0, positions: part.entry.positions)
+        key: key, firstRow: Row(firstRow), rowCount: part.entry.rowCount, rows: $0,
+        positions: part.entry.positions)
     }
   }
 
@@ -162,7 +165,8 @@ struct SegmentMerger {
       bounds.withUnsafeBufferPointer { b in
         positions.withUnsafeBufferPointer { p in
           writer.add(
-            key: key, positional ? PostingListSource(rows: r, bounds: b, positions: p) : PostingListSource(rows: r))
+            key: key,
+            positional ? PostingListSource(rows: r, bounds: b, positions: p) : PostingListSource(rows: r))
         }
       }
     }
@@ -209,7 +213,8 @@ struct SegmentMerger {
     IndexPageKey.appendBigEndian(segment, to: &start)
     try txn.withCursor(index) { cursor in
       var entry = try cursor.seek(atLeast: start)
-      while let current = entry, current.key.count >= 4, IndexPageKey.bigEndian(current.key, at: 0) == segment {
+      while let current = entry, current.key.count >= 4, IndexPageKey.bigEndian(current.key, at: 0) == segment
+      {
         try cursor.deleteCurrent(in: txn)
         entry = try cursor.next()
       }
