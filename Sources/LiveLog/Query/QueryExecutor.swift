@@ -155,13 +155,13 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       var estimate = ranking
       var ratio = Self.readRatio
       if case .lookup(let lookup) = node, case .ordered = lookup.access { ratio = Self.orderedReadRatio }
-      // A deferred range has no estimate yet; one past `estimateLimit` is only "at least that":
-      // either is counted again, as far as the bound this part is held to.
-      if ranking == Self.deferredEstimate || ranking > Self.estimateLimit, let rows = current,
-        case .lookup(let lookup) = node, ratio * max(rows.count, 1) >= Self.estimateLimit
-          || ranking == Self.deferredEstimate
-      {
-        estimate = try self.estimate(lookup, limit: ratio * max(rows.count, 1) + 1)
+      if let rows = current, case .lookup(let lookup) = node {
+        let bound = ratio * max(rows.count, 1)
+        // A deferred range has no estimate yet, and one past `estimateLimit` only says "at least
+        // that": either is counted again, as far as the bound this part is held to.
+        if ranking == Self.deferredEstimate || (ranking > Self.estimateLimit && bound >= Self.estimateLimit) {
+          estimate = try self.estimate(lookup, limit: bound + 1)
+        }
       }
       if let rows = current, estimate > ratio * max(rows.count, 1) {
         exact = false
