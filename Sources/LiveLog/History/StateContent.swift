@@ -125,6 +125,8 @@ enum StateContent {
     func isVisited(_ row: Row) -> Bool {
       (onlyRow == nil || onlyRow == row) && (shadowed.isEmpty || !shadowed.contains(row))
     }
+    // Term and ordered entries have no positions.
+    let none = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
     var key: [UInt8] = []
     var rows: [Row] = []
     var bounds: [Int] = []
@@ -155,7 +157,7 @@ enum StateContent {
                   let own =
                     positional
                     ? UnsafeBufferPointer(rebasing: all[bounds[index]..<bounds[index + 1]])
-                    : UnsafeBufferPointer(rebasing: all[0..<0])
+                    : none
                   try body(kind, part.key, row, own)
                 }
               }
@@ -170,7 +172,7 @@ enum StateContent {
               key.append(slot)
               value.append(to: &key, width: width)
               try key.withUnsafeBytes {
-                try body(.ordered, $0, row, UnsafeBufferPointer(start: nil, count: 0))
+                try body(.ordered, $0, row, none)
               }
             }
           }
@@ -200,7 +202,7 @@ enum StateContent {
         }
       }
       try view.forEachTerm { term in
-        try body(.term, UnsafeRawBufferPointer(term), row, UnsafeBufferPointer(start: nil, count: 0))
+        try body(.term, UnsafeRawBufferPointer(term), row, none)
       }
       for index in 0..<view.orderedCount {
         let slot = view.orderedField(index)
@@ -208,7 +210,7 @@ enum StateContent {
         key.removeAll(keepingCapacity: true)
         key.append(slot)
         value.append(to: &key, width: width(slot))
-        try key.withUnsafeBytes { try body(.ordered, $0, row, UnsafeBufferPointer(start: nil, count: 0)) }
+        try key.withUnsafeBytes { try body(.ordered, $0, row, none) }
       }
     }
   }

@@ -84,16 +84,51 @@ enum PostingPage {
 
   /// Appends the rows of `entry` to `rows`.
   static func appendRows(of entry: Entry, segment: Row, to rows: inout [Row]) throws {
-    var reader = PageReader(entry.rows, at: 0)
-    var row = UInt64(segment)
-    for index in 0..<entry.rowCount {
+    var reader = RowReader(entry, segment: segment)
+    for _ in 0..<entry.rowCount { rows.append(try reader.next()) }
+    guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last row") }
+  }
+
+  /// The rows of a list, one by one: the first as a step from the segment's start, each later
+  /// one as a positive step from the one before.
+  struct RowReader {
+    private var reader: PageReader
+    private var row: UInt64
+    private var isFirst = true
+
+    init(_ entry: Entry, segment: Row) {
+      reader = PageReader(entry.rows, at: 0)
+      row = UInt64(segment)
+    }
+
+    var isAtEnd: Bool { reader.isAtEnd }
+
+    mutating func next() throws -> Row {
       let step = try reader.varint()
-      guard index == 0 || step > 0 else { throw PageDamage("a posting list repeats a row") }
+      guard isFirst || step > 0 else { throw PageDamage("a posting list repeats a row") }
+      isFirst = false
       row += step
       guard row <= UInt64(Row.max) else { throw PageDamage("a posting row past 2^32") }
-      rows.append(Row(row))
+      return Row(row)
     }
-    guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last row") }
+  }
+
+  /// Reads one row's positions (ascending, at least one; the layout `encodePositions` writes)
+  /// and calls `body` with each.
+  static func readPositions(_ reader: inout PageReader, _ body: (UInt32) throws -> Void) throws {
+    let head = try reader.varint()
+    var position = head >> 1
+    let extra = head & 1 != 0 ? try reader.varint() : 0
+    guard extra < UInt64(reader.bytes.count) else { throw PageDamage("a posting claims too many positions") }
+    for index in 0...extra {
+      if index > 0 {
+        let gap = try reader.varint()
+        guard gap > 0 else { throw PageDamage("a posting repeats a position") }
+        position += gap
+      }
+      guard position <= UInt64(UInt32.max) else { throw PageDamage("a trigram position past 2^32") }
+      try body(UInt32(position))
+    }
   }
 
   /// Appends, for each occurrence of the entry's trigram at a position `p ≥ offset` (only at
@@ -102,32 +137,16 @@ enum PostingPage {
   static func appendStarts(
     of entry: Entry, segment: Row, offset: UInt32, anchored: Bool, to starts: inout [UInt64]
   ) throws {
-    var rows = PageReader(entry.rows, at: 0)
+    var rows = RowReader(entry, segment: segment)
     var positions = PageReader(entry.positions, at: 0)
-    var row = UInt64(segment)
-    for index in 0..<entry.rowCount {
-      let step = try rows.varint()
-      guard index == 0 || step > 0 else { throw PageDamage("a posting list repeats a row") }
-      row += step
-      guard row <= UInt64(Row.max) else { throw PageDamage("a posting row past 2^32") }
-      let head = try positions.varint()
-      var position = head >> 1
-      var extra: UInt64 = 0
-      if head & 1 != 0 { extra = try positions.varint() }
-      var index = UInt64(0)
-      while true {
-        guard position <= UInt64(UInt32.max) else { throw PageDamage("a trigram position past 2^32") }
-        let p = UInt32(position)
+    for _ in 0..<entry.rowCount {
+      let row = UInt64(try rows.next())
+      try readPositions(&positions) { p in
         if anchored {
-          if p == offset { starts.append(row << 32 | 0) }
+          if p == offset { starts.append(row << 32) }
         } else if p >= offset {
           starts.append(row << 32 | UInt64(p - offset))
         }
-        guard index < extra else { break }
-        index += 1
-        let gap = try positions.varint()
-        guard gap > 0 else { throw PageDamage("a posting repeats a position") }
-        position += gap
       }
     }
     guard rows.isAtEnd, positions.isAtEnd else {
@@ -146,21 +165,7 @@ enum PostingPage {
     guard positional else { return }
     var reader = PageReader(entry.positions, at: 0)
     for _ in first..<rows.count {
-      let head = try reader.varint()
-      var position = head >> 1
-      let extra = head & 1 != 0 ? try reader.varint() : 0
-      guard extra < UInt64(entry.positions.count) else {
-        throw PageDamage("a posting claims too many positions")
-      }
-      for index in 0...extra {
-        if index > 0 {
-          let gap = try reader.varint()
-          guard gap > 0 else { throw PageDamage("a posting repeats a position") }
-          position += gap
-        }
-        guard position <= UInt64(UInt32.max) else { throw PageDamage("a trigram position past 2^32") }
-        positions.append(UInt32(position))
-      }
+      try readPositions(&reader) { positions.append($0) }
       bounds.append(positions.count)
     }
     guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last position") }

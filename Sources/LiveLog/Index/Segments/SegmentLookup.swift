@@ -79,29 +79,6 @@ enum SegmentLookup {
     }
   }
 
-  /// Calls `body` with the ordered entries of field `slot` in `segment` at or before `upper`,
-  /// descending, until it returns false.
-  static func forEachOrderedDescending(
-    field slot: UInt8, width: Int, segment: Row, through upper: OrderedKey, cursor: inout Cursor,
-    _ body: (OrderedKey, Row) throws -> Bool
-  ) throws {
-    var entryKey: [UInt8] = [slot]
-    upper.append(to: &entryKey, width: width)
-    let target = IndexPageKey.make(segment: segment, kind: .ordered, entryKey: entryKey, row: Row.max)
-    let after = try cursor.seek(atLeast: target)
-    var page = after == nil ? try cursor.last() : try cursor.previous()
-    var entries: [(OrderedKey, Row)] = []
-    while let current = page, isPage(current.key, of: slot, segment: segment) {
-      entries.removeAll(keepingCapacity: true)
-      var reader = try OrderedPage.Reader(pageKey: current.key, value: current.value, width: width)
-      while let entry = try reader.next() { entries.append(entry) }
-      for (key, row) in entries.reversed() where key <= upper {
-        guard try body(key, row) else { return }
-      }
-      page = try cursor.previous()
-    }
-  }
-
   static func isPage(_ key: UnsafeRawBufferPointer, of slot: UInt8, segment: Row) -> Bool {
     IndexPageKey.belongs(key, segment: segment, kind: .ordered) && key[IndexPageKey.headerSize] == slot
   }
