@@ -53,10 +53,13 @@ import Testing
         let rows = try IndexReader(collection: collection, txn: txn).rows(of: term, kind: .term)
         let row = try #require(rows.first { segments.segment(of: $0) != nil })
         let segment = try #require(segments.segment(of: row))
-        try SegmentEditor(index: collection.databases.index, segment: segments.starts[segment], txn: txn)
-          .apply([
-            PostingEdit(kind: .term, key: term, row: row, positions: nil)
-          ])
+        try SegmentEditor(
+          index: collection.databases.index, segment: segments.starts[segment], txn: txn,
+          coversKeys: segments.coversKeys
+        )
+        .apply([
+          PostingEdit(kind: .term, key: term, row: row, positions: nil)
+        ])
       }
     }
     let failed = try tool.run(["replay", "--verify"])

@@ -6,7 +6,8 @@ import Testing
 
 /// The segment layer against a model: rows of random values written as segments (posting lists
 /// long enough to run over several pages, in parts), the last two merged, then rows changed in
-/// place; every list and every ordered run must read back as the rows' own entries say.
+/// place; every list and every ordered run must read back as the rows' own entries say, and
+/// covering ordered pages must carry each row's key.
 @Suite struct SegmentTests {
   static let schema = CollectionSchema(
     name: "notes", primaryKey: "id",
@@ -26,11 +27,15 @@ import Testing
     let tag: FieldValue =
       Int.random(in: 0..<5, using: &random) == 0
       ? .null : .string("tag\(Int.random(in: 0..<30, using: &random))")
-    return [.integer(Int64(row)), .string(title), tag, .integer(Int64.random(in: 0..<50, using: &random))]
+    return [.integer(id(of: row)), .string(title), tag, .integer(Int64.random(in: 0..<50, using: &random))]
   }
 
+  /// A row's key: far from the row and sometimes negative, so that covering pages store more
+  /// than a small distance.
+  static func id(of row: Row) -> Int64 { Int64(row) * 7_919 - 5_000_000_000 }
+
   /// What the index should hold: every row's entries.
-  static func expected(_ rows: [Row: [FieldValue]]) -> Set<String> {
+  static func expected(_ rows: [Row: [FieldValue]], coversKeys: Bool) -> Set<String> {
     var entries = Set<String>()
     for (row, values) in rows {
       let indexed = IndexEntries(values, schema: schema)
@@ -41,7 +46,9 @@ import Testing
       }
       for (code, list) in positions { entries.insert("t \(code) \(row) \(list)") }
       for term in indexed.terms { entries.insert("e \(term) \(row)") }
-      for entry in indexed.ordered { entries.insert("o \(entry.field) \(entry.key.high) \(row)") }
+      for entry in indexed.ordered {
+        entries.insert("o \(entry.field) \(entry.key.high) \(row) \(coversKeys ? id(of: row) : 0)")
+      }
     }
     return entries
   }
@@ -49,7 +56,7 @@ import Testing
   /// What the index holds, read through the lookups, with a check that each list ascends.
   static func stored(
     _ index: Database, _ segments: [Row], _ txn: some ReadableTransaction, codes: Set<UInt32>,
-    terms: Set<[UInt8]>
+    terms: Set<[UInt8]>, coversKeys: Bool
   ) throws -> Set<String> {
     var entries = Set<String>()
     try txn.withCursor(index) { cursor in
@@ -82,11 +89,12 @@ import Testing
       for segment in segments {
         var previous: (OrderedKey, Row)?
         try SegmentLookup.forEachOrdered(
-          field: 3, width: 9, segment: segment, from: OrderedKey(flag: 0, high: 0, low: 0), cursor: &cursor
-        ) { key, row in
-          if let previous { #expect(previous < (key, row), "ordered entries out of order") }
-          previous = (key, row)
-          entries.insert("o 3 \(key.high) \(row)")
+          field: 3, width: 9, segment: segment, from: OrderedKey(flag: 0, high: 0, low: 0),
+          coversKeys: coversKeys, cursor: &cursor
+        ) { entry in
+          if let previous { #expect(previous < (entry.key, entry.row), "ordered entries out of order") }
+          previous = (entry.key, entry.row)
+          entries.insert("o 3 \(entry.key.high) \(entry.row) \(entry.id)")
           return true
         }
       }
@@ -94,8 +102,8 @@ import Testing
     return entries
   }
 
-  @Test(arguments: [UInt64(1), 2, 3])
-  func segmentsMergedAndEditedReadAsTheirRows(seed: UInt64) throws {
+  @Test(arguments: [UInt64(1), 2, 3], [false, true])
+  func segmentsMergedAndEditedReadAsTheirRows(seed: UInt64, coversKeys: Bool) throws {
     let directory = try TemporaryDirectory()
     let store = try Store(directory: directory.child("store"))
     try store.write([.upsert(Repository(id: 1, fullName: "a/b"))])
@@ -111,7 +119,7 @@ import Testing
       let values = range.map { rows[$0] ?? [] }
       let parts = try SegmentBuilder.build(schema: Self.schema, rows: range) { values[$0] }
       try store.environment.write { txn in
-        for (key, value) in SegmentBuilder.pages(parts, segment: start) {
+        for (key, value) in SegmentBuilder.pages(parts, segment: start, coversKeys: coversKeys) {
           try txn.put(index, key, value, flags: .append)
         }
       }
@@ -128,9 +136,9 @@ import Testing
     for values in rows.values { note(values) }
     func check(_ when: String) throws {
       let held = try store.environment.read { txn in
-        try Self.stored(index, segments, txn, codes: codes, terms: terms)
+        try Self.stored(index, segments, txn, codes: codes, terms: terms, coversKeys: coversKeys)
       }
-      let wanted = Self.expected(rows)
+      let wanted = Self.expected(rows, coversKeys: coversKeys)
       let extra = held.subtracting(wanted).sorted()
       let missing = wanted.subtracting(held).sorted()
       #expect(
@@ -139,7 +147,7 @@ import Testing
     }
     try check("as built")
     try store.environment.write { txn in
-      try SegmentMerger(index: index, txn: txn).merge(segments[1], segments[2])
+      try SegmentMerger(index: index, txn: txn, coversKeys: coversKeys).merge(segments[1], segments[2])
     }
     segments.removeLast()
     try check("after the merge")
@@ -155,16 +163,19 @@ import Testing
         let segment = row > perSegment ? 1 : 0
         note(new)
         StoredCollection.edits(
-          row: row, from: before, to: after, postings: &postingEdits[segment, default: []],
+          row: row, id: coversKeys ? Self.id(of: row) : 0, from: before, to: after,
+          postings: &postingEdits[segment, default: []],
           ordered: &orderedEdits[segment, default: []])
         rows[row] = new
       }
       try store.environment.write { txn in
         for (segment, edits) in postingEdits {
-          try SegmentEditor(index: index, segment: segments[segment], txn: txn).apply(edits.sorted())
+          try SegmentEditor(index: index, segment: segments[segment], txn: txn, coversKeys: coversKeys).apply(
+            edits.sorted())
         }
         for (segment, edits) in orderedEdits {
-          try SegmentEditor(index: index, segment: segments[segment], txn: txn).apply(edits.sorted())
+          try SegmentEditor(index: index, segment: segments[segment], txn: txn, coversKeys: coversKeys).apply(
+            edits.sorted())
         }
       }
       try check("after edits \(round)")

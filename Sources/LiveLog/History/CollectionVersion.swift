@@ -33,11 +33,20 @@ struct CollectionVersion {
     VersionView(history, collection: collection, store: store, through: current)
   }
 
-  func rows(for query: Query) throws -> [Row] {
+  func rows(for query: Query) throws -> [Row] { try rowsAndKeys(for: query).rows }
+
+  /// `rows(for:)`, with the rows' integer keys when the index gave them at no extra cost (the
+  /// current version only: see `QueryRun.integerKeys`).
+  func rowsAndKeys(for query: Query) throws -> (rows: [Row], integerKeys: [Int64]?) {
     if version == current {
       var run = QueryRun(collection: collection, txn: records.txn)
-      return try run.rows(for: query)
+      let rows = try run.rows(for: query)
+      return (rows, run.integerKeys)
     }
+    return (try rowsAtVersion(for: query), nil)
+  }
+
+  private func rowsAtVersion(for query: Query) throws -> [Row] {
     let query = try query.bound(to: collection.schema)
     var rows: [Row] = []
     if let base = history.base {

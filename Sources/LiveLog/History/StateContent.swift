@@ -121,6 +121,9 @@ enum StateContent {
     _ body: (IndexKind, UnsafeRawBufferPointer, Row, UnsafeBufferPointer<UInt32>) throws -> Void
   ) throws {
     let recent = try RecentRows.load(collection, txn)
+    let directory = try collection.directory(txn)
+    // The keys covering pages carry, summed as (row, key) hashes, against the row table's below.
+    var coveredKeys: UInt64 = 0
     let shadowed = Set(recent.rows)
     func isVisited(_ row: Row) -> Bool {
       (onlyRow == nil || onlyRow == row) && (shadowed.isEmpty || !shadowed.contains(row))
@@ -165,9 +168,12 @@ enum StateContent {
           case .ordered:
             let width = page.key.count - IndexPageKey.headerSize - IndexPageKey.rowSize - 1
             let slot = page.key[IndexPageKey.headerSize]
-            var reader = try OrderedPage.Reader(pageKey: page.key, value: page.value, width: width)
-            while let (value, row) = try reader.next() {
+            var reader = try OrderedPage.Reader(
+              pageKey: page.key, value: page.value, width: width, coversKeys: directory.coversKeys)
+            while let entry = try reader.next() {
+              let (value, row) = (entry.key, entry.row)
               guard isVisited(row) else { continue }
+              coveredKeys &+= coverHash(row, entry.id)
               key.removeAll(keepingCapacity: true)
               key.append(slot)
               value.append(to: &key, width: width)
@@ -181,6 +187,9 @@ enum StateContent {
       }
     } catch let damage as PageDamage {
       throw collection.damaged("the index", damage)
+    }
+    if directory.coversKeys && onlyRow == nil {
+      try checkCoveredKeys(coveredKeys, of: collection, shadowed: shadowed, txn)
     }
     let width = collection.orderedWidths
     for (row, view) in zip(recent.rows, recent.entries) where !view.isDeleted {
@@ -212,6 +221,42 @@ enum StateContent {
         value.append(to: &key, width: width(slot))
         try key.withUnsafeBytes { try body(.ordered, $0, row, none) }
       }
+    }
+  }
+
+  private static func coverHash(_ row: Row, _ id: Int64) -> UInt64 {
+    var hasher = DigestHasher()
+    hasher.combine(UInt64(row))
+    hasher.combine(UInt64(bitPattern: id))
+    return hasher.value
+  }
+
+  /// Checks the keys that covering ordered pages carry (`sum`, of the rows not `shadowed` by a
+  /// recent entry) against the row table: each such row files one entry per ordered field, each
+  /// with the row's key. Entries are otherwise read as (field, value, row) alone, so without
+  /// this a wrong key in a page would reach `ids()` unseen by verify.
+  private static func checkCoveredKeys(
+    _ sum: UInt64, of collection: StoredCollection, shadowed: Set<Row>, _ txn: some ReadableTransaction
+  ) throws {
+    let perRow = UInt64(collection.schema.fields.filter { $0.indexes.contains(.ordered) }.count)
+    var expected: UInt64 = 0
+    do {
+      try collection.rowTable.forEachBlock(txn) { block in
+        try block.forEach { row, _, key in
+          if key.count == 8 && !shadowed.contains(row) {
+            expected &+= perRow &* coverHash(row, key.loadUnaligned(as: Int64.self))
+          }
+          return true
+        }
+        return true
+      }
+    } catch let damage as PageDamage {
+      throw collection.damaged("the row table", damage)
+    }
+    guard expected == sum else {
+      throw StoreError.corruptState(
+        reason: "\(collection.name): the keys its ordered index carries disagree with its row table;"
+          + " `livelog replay --in-place` rebuilds the state from the log")
     }
   }
 

@@ -284,12 +284,16 @@ struct OrderedEntry: Hashable, Comparable {
   var row: Row
   /// Bytes of the value part: 13 for dates, 9 otherwise (`OrderedKey.width(of:)`).
   var width: UInt8 = 9
+  /// The row's primary key, for covering pages (`OrderedPage`); 0 where pages do not cover keys.
+  /// A function of the row, so it takes no part in the order.
+  var id: Int64 = 0
 
-  init(field: UInt8, key: OrderedKey, row: Row, width: Int = 9) {
+  init(field: UInt8, key: OrderedKey, row: Row, width: Int = 9, id: Int64 = 0) {
     self.field = field
     self.key = key
     self.row = row
     self.width = UInt8(width)
+    self.id = id
   }
 
   static func < (a: OrderedEntry, b: OrderedEntry) -> Bool {
@@ -298,7 +302,9 @@ struct OrderedEntry: Hashable, Comparable {
     return a.row < b.row
   }
 
-  func with(row: Row) -> OrderedEntry { OrderedEntry(field: field, key: key, row: row, width: Int(width)) }
+  func with(row: Row, id: Int64) -> OrderedEntry {
+    OrderedEntry(field: field, key: key, row: row, width: Int(width), id: id)
+  }
 
   var bytes: [UInt8] {
     var bytes: [UInt8] = [field]

@@ -12,10 +12,11 @@ extension IndexReader {
       for segment in directory.starts {
         segmentRows.removeAll(keepingCapacity: true)
         try SegmentLookup.forEachOrdered(
-          field: slot, width: width, segment: segment, from: lower, cursor: &cursor
-        ) { key, row in
-          guard key <= upper else { return false }
-          segmentRows.append(row)
+          field: slot, width: width, segment: segment, from: lower, coversKeys: directory.coversKeys,
+          cursor: &cursor
+        ) { entry in
+          guard entry.key <= upper else { return false }
+          segmentRows.append(entry.row)
           return limit.map { rows.count + segmentRows.count <= $0 } ?? true
         }
         // A segment's rows come in value order; its rows are one run, so a bitmap sorts them.
@@ -34,29 +35,96 @@ extension IndexReader {
     return rows
   }
 
+  /// `orderedRows(field:lower:upper:)` with each row's key beside it, read from covering pages
+  /// rather than from the row table: `nil` when the pages do not cover keys. With `limit`, the
+  /// segments after the one that completes the first `limit` rows are not read (more rows may
+  /// come back; the first `limit` are the answer).
+  func orderedRowsWithKeys(field: Field, lower: OrderedKey, upper: OrderedKey, limit: Int? = nil) throws -> (
+    rows: [Row], ids: [Int64]
+  )? {
+    guard directory.coversKeys else { return nil }
+    let slot = UInt8(truncatingIfNeeded: field.position)
+    let width = OrderedKey.width(of: field.type)
+    var rows: [Row] = []
+    var ids: [Int64] = []
+    try withIndex { cursor in
+      var found = OrderedMatches()
+      for (index, segment) in directory.starts.enumerated() {
+        found.removeAll()
+        try SegmentLookup.forEachOrdered(
+          field: slot, width: width, segment: segment, from: lower, coversKeys: true, cursor: &cursor
+        ) { entry in
+          guard entry.key <= upper else { return false }
+          // A recent row's entry replaces the segment's.
+          if recent.isEmpty || recent.entry(of: entry.row) == nil { found.append(entry.row, entry.id) }
+          return true
+        }
+        found.appendAscending(to: &rows, &ids, within: directory.rows(of: index))
+        // Later segments hold only later rows.
+        if let limit, rows.count >= limit { break }
+      }
+    }
+    guard !recent.isEmpty else { return (rows, ids) }
+    var recentRows: [Row] = []
+    var recentIDs: [Int64] = []
+    for (row, entry) in zip(recent.rows, recent.entries) where !entry.isDeleted {
+      guard let key = entry.orderedKey(field: slot), key >= lower, key <= upper else { continue }
+      guard entry.key.count == 8 else {
+        throw StoreError.corruptState(
+          reason: "\(collection.name): the recent entry of row \(row) holds a key of \(entry.key.count) bytes"
+        )
+      }
+      recentRows.append(row)
+      recentIDs.append(entry.key.loadUnaligned(as: Int64.self))
+    }
+    // Both ascending and disjoint: one merge.
+    var mergedRows: [Row] = []
+    var mergedIDs: [Int64] = []
+    mergedRows.reserveCapacity(rows.count + recentRows.count)
+    mergedIDs.reserveCapacity(rows.count + recentRows.count)
+    var i = 0
+    var j = 0
+    while i < rows.count || j < recentRows.count {
+      if j == recentRows.count || (i < rows.count && rows[i] < recentRows[j]) {
+        mergedRows.append(rows[i])
+        mergedIDs.append(ids[i])
+        i += 1
+      } else {
+        mergedRows.append(recentRows[j])
+        mergedIDs.append(recentIDs[j])
+        j += 1
+      }
+    }
+    return (mergedRows, mergedIDs)
+  }
+
   /// Calls `body` with every row whose value of `field` lies in `range` (every row's when nil),
   /// in value order — ascending or descending — with ties in row order, until `body` returns
-  /// false. The segments' runs and the recent rows are merged as they are read.
+  /// false. The segments' runs and the recent rows are merged as they are read. The third
+  /// argument is the row's key when the pages cover keys (`directory.coversKeys`), else 0.
   func walk(
-    field: Field, range: OrderedBounds?, ascending: Bool, _ body: (OrderedKey, Row) throws -> Bool
+    field: Field, range: OrderedBounds?, ascending: Bool, _ body: (OrderedKey, Row, Int64) throws -> Bool
   ) throws {
     let slot = UInt8(truncatingIfNeeded: field.position)
     let width = OrderedKey.width(of: field.type)
     let lower = range?.lower ?? OrderedKey(flag: 0, high: 0, low: 0)
     let upper = range?.upper ?? OrderedKey(flag: .max, high: .max, low: .max)
-    var recentEntries: [(OrderedKey, Row)] = []
+    var recentEntries: [(OrderedKey, Row, Int64)] = []
     for (row, entry) in zip(recent.rows, recent.entries) where !entry.isDeleted {
       if let key = entry.orderedKey(field: slot), key >= lower, key <= upper {
-        recentEntries.append((key, row))
+        let id = entry.key.count == 8 ? entry.key.loadUnaligned(as: Int64.self) : 0
+        recentEntries.append((key, row, id))
       }
     }
     recentEntries.sort { ($0.0, $0.1) < ($1.0, $1.1) }
     if !ascending { recentEntries.reverse() }
     try withIndex { cursor in
       var streams = directory.starts.map {
-        OrderedStream(segment: $0, slot: slot, width: width, lower: lower, upper: upper, ascending: ascending)
+        OrderedStream(
+          segment: $0, slot: slot, width: width, lower: lower, upper: upper, ascending: ascending,
+          coversKeys: directory.coversKeys)
       }
-      var heads: [(OrderedKey, Row)?] = []
+      var heads: [OrderedPage.Entry?] = []
       for index in streams.indices { heads.append(try streams[index].next(&cursor)) }
       var recentIndex = 0
       while true {
@@ -66,7 +134,8 @@ extension IndexReader {
           guard let head = heads[index] else { continue }
           if let current = best, let other = heads[current] {
             let before =
-              ascending ? (head.0, head.1) < (other.0, other.1) : (head.0, head.1) > (other.0, other.1)
+              ascending
+              ? (head.key, head.row) < (other.key, other.row) : (head.key, head.row) > (other.key, other.row)
             if !before { continue }
           }
           best = index
@@ -76,7 +145,8 @@ extension IndexReader {
           if let best, let head = heads[best] {
             let entry = recentEntries[recentIndex]
             takeRecent =
-              ascending ? (entry.0, entry.1) < (head.0, head.1) : (entry.0, entry.1) > (head.0, head.1)
+              ascending
+              ? (entry.0, entry.1) < (head.key, head.row) : (entry.0, entry.1) > (head.key, head.row)
           } else {
             takeRecent = true
           }
@@ -84,16 +154,16 @@ extension IndexReader {
           takeRecent = false
         }
         if takeRecent {
-          let (key, row) = recentEntries[recentIndex]
+          let (key, row, id) = recentEntries[recentIndex]
           recentIndex += 1
-          guard try body(key, row) else { return }
+          guard try body(key, row, id) else { return }
           continue
         }
-        guard let best, let (key, row) = heads[best] else { return }
+        guard let best, let head = heads[best] else { return }
         heads[best] = try streams[best].next(&cursor)
         // A recent row's entry replaces the segment's.
-        if recent.entry(of: row) != nil { continue }
-        guard try body(key, row) else { return }
+        if recent.entry(of: head.row) != nil { continue }
+        guard try body(head.key, head.row, head.id) else { return }
       }
     }
   }
@@ -108,13 +178,18 @@ struct OrderedStream {
   let lower: OrderedKey
   let upper: OrderedKey
   let ascending: Bool
-  private var buffer: [(OrderedKey, Row)] = []
+  let coversKeys: Bool
+  private var buffer: [OrderedPage.Entry] = []
   private var position = 0
   /// The key of the page to read next, and whether one is left.
   private var nextPage: [UInt8]?
   private var started = false
 
-  init(segment: Row, slot: UInt8, width: Int, lower: OrderedKey, upper: OrderedKey, ascending: Bool) {
+  init(
+    segment: Row, slot: UInt8, width: Int, lower: OrderedKey, upper: OrderedKey, ascending: Bool,
+    coversKeys: Bool
+  ) {
+    self.coversKeys = coversKeys
     self.segment = segment
     self.slot = slot
     self.width = width
@@ -123,14 +198,14 @@ struct OrderedStream {
     self.ascending = ascending
   }
 
-  mutating func next(_ cursor: inout Cursor) throws -> (OrderedKey, Row)? {
+  mutating func next(_ cursor: inout Cursor) throws -> OrderedPage.Entry? {
     while true {
       while position < buffer.count {
         let entry = buffer[position]
         position += 1
-        if entry.0 < lower || entry.0 > upper {
+        if entry.key < lower || entry.key > upper {
           // Past the bound in the walk's direction: done; before it: skip.
-          if ascending ? entry.0 > upper : entry.0 < lower {
+          if ascending ? entry.key > upper : entry.key < lower {
             buffer.removeAll()
             nextPage = nil
             return nil
@@ -177,9 +252,57 @@ struct OrderedStream {
     nextPage = Array(current.key)
     buffer.removeAll(keepingCapacity: true)
     position = 0
-    var reader = try OrderedPage.Reader(pageKey: current.key, value: current.value, width: width)
+    var reader = try OrderedPage.Reader(
+      pageKey: current.key, value: current.value, width: width, coversKeys: coversKeys)
     while let entry = try reader.next() { buffer.append(entry) }
     if !ascending { buffer.reverse() }
     return true
+  }
+}
+
+/// One segment's rows of an ordered range, found in value order with their keys, put in row
+/// order: scattered into a table over the segment's rows when they are many, sorted otherwise.
+struct OrderedMatches {
+  private var rows: [Row] = []
+  private var ids: [Int64] = []
+
+  mutating func removeAll() {
+    rows.removeAll(keepingCapacity: true)
+    ids.removeAll(keepingCapacity: true)
+  }
+
+  mutating func append(_ row: Row, _ id: Int64) {
+    rows.append(row)
+    ids.append(id)
+  }
+
+  /// Appends the rows, ascending, and their keys; `span` holds every row found.
+  func appendAscending(to allRows: inout [Row], _ allIDs: inout [Int64], within span: Range<Row>) {
+    guard !rows.isEmpty else { return }
+    allRows.reserveCapacity(allRows.count + rows.count)
+    allIDs.reserveCapacity(allIDs.count + rows.count)
+    if rows.count * 16 < span.count {
+      for index in rows.indices.sorted(by: { rows[$0] < rows[$1] }) {
+        allRows.append(rows[index])
+        allIDs.append(ids[index])
+      }
+      return
+    }
+    var present = [UInt64](repeating: 0, count: span.count / 64 + 1)
+    var table = [Int64](repeating: 0, count: span.count)
+    for (row, id) in zip(rows, ids) {
+      let offset = Int(row - span.lowerBound)
+      present[offset >> 6] |= 1 << UInt64(offset & 63)
+      table[offset] = id
+    }
+    for (word, bits) in present.enumerated() where bits != 0 {
+      var bits = bits
+      while bits != 0 {
+        let offset = word << 6 + bits.trailingZeroBitCount
+        bits &= bits - 1
+        allRows.append(span.lowerBound + Row(offset))
+        allIDs.append(table[offset])
+      }
+    }
   }
 }

@@ -8,6 +8,9 @@ struct QueryRun<Txn: ReadableTransaction> {
   private(set) var steps: [PlanStep] = []
   /// Candidates that needed a per-row check, and how many of them matched.
   private(set) var checked = 0
+  /// The keys of the rows `rows(for:)` returned, in their order, when the index gave them
+  /// (an exact range of covering ordered pages); `nil` otherwise.
+  private(set) var integerKeys: [Int64]?
 
   init(collection: StoredCollection, txn: Txn) {
     self.collection = collection
@@ -17,8 +20,11 @@ struct QueryRun<Txn: ReadableTransaction> {
   /// The rows of the query's results, in result order.
   mutating func rows(for query: Query) throws -> [Row] {
     let query = try query.bound(to: collection.schema)
+    integerKeys = nil
     let rows = try leadingRows(for: query)
     guard query.hasLaterClauses else { return rows }
+    // Later clauses reorder and drop rows: their keys are read afterwards.
+    integerKeys = nil
     let fields = query.laterClauseFields
     return try LaterClauses.apply(query.leadingOrder.rest, to: rows, fields: fields) { row in
       guard let bytes = try collection.record(at: UInt64(row), txn) else {
@@ -31,6 +37,10 @@ struct QueryRun<Txn: ReadableTransaction> {
   /// The rows that match, in the order of the leading sort, up to the limit after it.
   private mutating func leadingRows(for query: Query) throws -> [Row] {
     let plan = QueryPlanner.plan(query.predicate)
+    if let found = try coveredRange(plan, query) {
+      integerKeys = found.ids
+      return found.rows
+    }
     if let rows = try rangeInSortOrder(plan, query) { return rows }
     var executor = try QueryExecutor(collection: collection, txn: txn)
     let candidates = try executor.candidates(plan)
@@ -50,16 +60,51 @@ struct QueryRun<Txn: ReadableTransaction> {
       rows = RowSet.union(RowSet.subtracting(candidateRows, unsure), confirmed)
     case .all(true):
       // Every row matches: a sort may walk an index without listing them first.
-      if !query.sort.isEmpty { return try sorter.sorted(nil, by: query.sort, limit: query.limit) }
+      if !query.sort.isEmpty {
+        let sorted = try sorter.sorted(nil, by: query.sort, limit: query.limit)
+        integerKeys = sorted.ids
+        return sorted.rows
+      }
       rows = try collection.everyRow(txn, limit: earlyLimit, recent: executor.indexes.recent)
     case .all(false):
       rows = try executor.check(
         try collection.everyRow(txn, recent: executor.indexes.recent), query.predicate, limit: earlyLimit,
         checked: &checked)
     }
-    if !query.sort.isEmpty { rows = try sorter.sorted(rows, by: query.sort, limit: query.limit) }
+    if !query.sort.isEmpty {
+      let sorted = try sorter.sorted(rows, by: query.sort, limit: query.limit)
+      // `sorted` keeps at most `limit` rows, and their keys when the walk read them.
+      integerKeys = sorted.ids
+      return sorted.rows
+    }
     if let limit = query.limit, rows.count > limit { rows.removeLast(rows.count - limit) }
     return rows
+  }
+
+  /// An unsorted query that is one exact range of an ordered field whose pages cover keys: its
+  /// rows and their keys, from the pages alone (`nil` for other queries).
+  private mutating func coveredRange(_ plan: PlanNode, _ query: Query) throws -> (rows: [Row], ids: [Int64])?
+  {
+    guard query.sort.isEmpty, case .lookup(let lookup) = plan, lookup.isExact,
+      case .ordered(let field, let lower, let upper, let range) = lookup.access, !field.type.isList
+    else { return nil }
+    let indexes = try IndexReader(collection: collection, txn: txn)
+    guard
+      var found = try indexes.orderedRowsWithKeys(
+        field: field, lower: lower, upper: upper, limit: query.limit)
+    else {
+      return nil
+    }
+    if let limit = query.limit, found.rows.count > limit {
+      found.rows.removeLast(found.rows.count - limit)
+      found.ids.removeLast(found.ids.count - limit)
+    }
+    steps = [
+      PlanStep(
+        depth: 0, description: "ordered index of \(field.name): \(range), keys from its pages",
+        actual: found.rows.count, exact: true)
+    ]
+    return found
   }
 
   /// A query that is one exact range of the field it sorts by first: the range's stretch of the
@@ -71,11 +116,14 @@ struct QueryRun<Txn: ReadableTransaction> {
     else { return nil }
     let sorter = ResultSorter(
       collection: collection, txn: txn, indexes: try IndexReader(collection: collection, txn: txn))
-    let rows = try sorter.sorted(
+    let (rows, ids) = try sorter.sortedWithKeys(
       range: OrderedBounds(lower: lower, upper: upper), by: query.sort, limit: query.limit)
+    integerKeys = ids
     steps = [
       PlanStep(
-        depth: 0, description: "ordered index of \(field.name): \(range), walked in sort order",
+        depth: 0,
+        description: "ordered index of \(field.name): \(range), walked in sort order"
+          + (ids == nil ? "" : ", keys from its pages"),
         actual: rows.count, exact: true)
     ]
     return rows

@@ -18,9 +18,12 @@ struct ResultSorter<Txn: ReadableTransaction> {
   private static var walkStepCost: Double { 0.05 }
   private static var fetchCost: Double { 1.0 }
 
-  /// `rows` (ascending; `nil` for every row) in sort order, at most `limit` of them.
-  func sorted(_ rows: [Row]?, by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
-    guard let first = descriptors.first else { return Array((rows ?? []).prefix(limit ?? Int.max)) }
+  /// `rows` (ascending; `nil` for every row) in sort order, at most `limit` of them; with their
+  /// keys when an index walk read them from covering pages.
+  func sorted(_ rows: [Row]?, by descriptors: [SortDescriptor], limit: Int?) throws -> (
+    rows: [Row], ids: [Int64]?
+  ) {
+    guard let first = descriptors.first else { return (Array((rows ?? []).prefix(limit ?? Int.max)), nil) }
     let total = try collection.count(txn)
     let matches = rows?.count ?? total
     if first.field.indexes.contains(.ordered) && !first.field.type.isList {
@@ -33,14 +36,22 @@ struct ResultSorter<Txn: ReadableTransaction> {
       }
     }
     let candidates = try rows ?? collection.everyRow(txn, recent: indexes.recent)
-    return try fetchAndSort(candidates, by: descriptors, limit: limit)
+    return (try fetchAndSort(candidates, by: descriptors, limit: limit), nil)
   }
 
   /// The rows of an exact range of the first key's ordered index, in sort order, at most `limit`
   /// of them: the range alone is walked, in the requested direction, and no record is read but
   /// those of ties on the first key when more keys follow.
   func sorted(range: OrderedBounds, by descriptors: [SortDescriptor], limit: Int?) throws -> [Row] {
-    guard let first = descriptors.first else { return [] }
+    try sortedWithKeys(range: range, by: descriptors, limit: limit).rows
+  }
+
+  /// `sorted(range:by:limit:)`, with the rows' keys when the pages cover them and the first key
+  /// is the only one (ties in row order: no record is read at all).
+  func sortedWithKeys(range: OrderedBounds, by descriptors: [SortDescriptor], limit: Int?) throws -> (
+    rows: [Row], ids: [Int64]?
+  ) {
+    guard let first = descriptors.first else { return ([], nil) }
     return try walk(first, then: Array(descriptors.dropFirst()), members: nil, range: range, limit: limit)
   }
 
@@ -62,33 +73,43 @@ struct ResultSorter<Txn: ReadableTransaction> {
   }
 
   /// Walks the ordered index of `first` (only the keys in `range`, when given) and keeps
-  /// `members` (every row when nil).
+  /// `members` (every row when nil); with the rows' keys when the walk reads them from covering
+  /// pages and no other key orders the ties.
   private func walk(
     _ first: SortDescriptor, then others: [SortDescriptor], members: [Row]?, range: OrderedBounds? = nil,
     limit: Int?
-  ) throws -> [Row] {
+  ) throws -> (rows: [Row], ids: [Int64]?) {
     let wanted = limit ?? Int.max
+    let keepsIDs = others.isEmpty && indexes.directory.coversKeys
     var output: [Row] = []
-    var run: [Row] = []
+    var outputIDs: [Int64] = []
+    // (row, key) of a run of equal first keys.
+    var run: [(Row, Int64)] = []
     var runKey: OrderedKey?
     func flush() throws {
       guard !run.isEmpty else { return }
       // Within a run of equal first keys: the other keys, then insertion order.
-      run.sort()
-      if !others.isEmpty { run = try fetchAndSort(run, by: others, limit: nil) }
-      output.append(contentsOf: run)
+      run.sort { $0.0 < $1.0 }
+      if others.isEmpty {
+        for (row, id) in run {
+          output.append(row)
+          if keepsIDs { outputIDs.append(id) }
+        }
+      } else {
+        output.append(contentsOf: try fetchAndSort(run.map(\.0), by: others, limit: nil))
+      }
       run.removeAll(keepingCapacity: true)
     }
-    try indexes.walk(field: first.field, range: range, ascending: first.ascending) { key, row in
+    try indexes.walk(field: first.field, range: range, ascending: first.ascending) { key, row, id in
       if key != runKey {
         try flush()
         if output.count >= wanted { return false }
         runKey = key
       }
-      if members.map({ RowSet.contains($0, row) }) ?? true { run.append(row) }
+      if members.map({ RowSet.contains($0, row) }) ?? true { run.append((row, id)) }
       return true
     }
     try flush()
-    return Array(output.prefix(wanted))
+    return (Array(output.prefix(wanted)), keepsIDs ? Array(outputIDs.prefix(wanted)) : nil)
   }
 }

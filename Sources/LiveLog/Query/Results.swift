@@ -39,6 +39,8 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
 
   struct Evaluation: Sendable {
     var rows: RowList
+    /// The rows' keys, in order, when the index gave them with the rows (`QueryRun.integerKeys`).
+    var integerKeys: [Int64]? = nil
     /// The collection at the results' version; `nil` when it did not exist then.
     var view: VersionView?
     var version: UInt64
@@ -85,8 +87,10 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
         guard let then = try read.collection(named: collection, at: asOf) else {
           return Evaluation(rows: .array([]), view: nil, version: asOf ?? read.current)
         }
+        let found = try then.rowsAndKeys(for: query)
         return Evaluation(
-          rows: .array(try then.rows(for: query)), view: then.view(of: store), version: then.version)
+          rows: .array(found.rows), integerKeys: found.integerKeys, view: then.view(of: store),
+          version: then.version)
       }
     } catch {
       evaluation = .failed(error)
@@ -142,6 +146,7 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
     guard let view = evaluation.view else { return [] }
+    if let integers = evaluation.integerKeys { return integers.map { .integer($0) } }
     let rows = evaluation.rows.rows
     return try view.read { try $0.keys(rows) }
   }
@@ -179,6 +184,10 @@ extension Results where Element: Record {
       let evaluation = evaluated
       if let error = evaluation.error { throw error.error }
       guard let view = evaluation.view else { return [] }
+      if let integers = evaluation.integerKeys {
+        // The same type (checked above): a reinterpretation, not the element-wise `as?` cast.
+        return unsafeBitCast(integers, to: [Element.ID].self)
+      }
       let rows = evaluation.rows.rows
       if let integers = try view.read({ try $0.integerKeys(rows) }) {
         // The same type (checked above): a reinterpretation, not the element-wise `as?` cast.
@@ -232,7 +241,8 @@ extension Results {
     return Results<RecordValues>(
       store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: .values,
       evaluation: evaluation.map {
-        Results<RecordValues>.Evaluation(rows: $0.rows, view: $0.view, version: $0.version, error: $0.error)
+        Results<RecordValues>.Evaluation(
+          rows: $0.rows, integerKeys: $0.integerKeys, view: $0.view, version: $0.version, error: $0.error)
       })
   }
 }

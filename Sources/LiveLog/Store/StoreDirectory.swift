@@ -12,8 +12,10 @@ struct StoreDirectory {
   /// Format 5 stores each record once, in the log (the state points to its event), and lays the
   /// indexes out in segments of pages with positional trigrams, plus the recent rows of small
   /// commits; its state shares nothing with format 4's, so older stores are rebuilt from their
-  /// logs on their first writable open.
-  static let currentFormat = 5
+  /// logs on their first writable open. Format 6 adds covering ordered pages (each entry carries
+  /// its row's integer key, `OrderedPage`), flagged per collection in its segment directory: a
+  /// format-5 state reads as it is, and its first writable open rebuilds it with them.
+  static let currentFormat = 6
   /// The oldest format read as it is, without an upgrade.
   static let oldestFormatReadAsIs = 5
 

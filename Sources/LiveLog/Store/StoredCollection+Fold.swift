@@ -73,24 +73,33 @@ extension StoredCollection {
         RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: state.isDeleted))
       guard indexes, let segment = directory.segment(of: row) else { continue }
       let (old, new) = try changedEntries(of: row, newLSN: state.isDeleted ? nil : state.lsn, txn)
+      // A row keeps its key for life: its covering entries carry the key it has now.
+      let id =
+        directory.coversKeys && state.key.count == 8
+        ? state.key.withUnsafeBytes { $0.loadUnaligned(as: Int64.self) } : 0
       Self.edits(
-        row: row, from: old, to: new, postings: &postingEdits[segment, default: []],
+        row: row, id: id, from: old, to: new, postings: &postingEdits[segment, default: []],
         ordered: &orderedEdits[segment, default: []])
     }
     for (segment, edits) in postingEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
-      try SegmentEditor(index: databases.index, segment: directory.starts[segment], txn: txn).apply(
-        edits.sorted())
+      try SegmentEditor(
+        index: databases.index, segment: directory.starts[segment], txn: txn, coversKeys: directory.coversKeys
+      ).apply(edits.sorted())
     }
     for (segment, edits) in orderedEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
-      try SegmentEditor(index: databases.index, segment: directory.starts[segment], txn: txn).apply(
-        edits.sorted())
+      try SegmentEditor(
+        index: databases.index, segment: directory.starts[segment], txn: txn, coversKeys: directory.coversKeys
+      ).apply(edits.sorted())
     }
     let newEnd = Row(truncatingIfNeeded: nextRow)
     if newEnd > directory.end {
       if indexes {
+        directory.begin(for: schema)
         let values = newValues
         let parts = try SegmentBuilder.build(schema: schema, rows: newRows) { values[$0] }
-        for (key, value) in SegmentBuilder.pages(parts, segment: directory.end) {
+        for (key, value) in SegmentBuilder.pages(
+          parts, segment: directory.end, coversKeys: directory.coversKeys)
+        {
           try txn.put(databases.index, key, value, flags: .append)
         }
       }
@@ -138,9 +147,10 @@ extension StoredCollection {
     return (IndexEntries(old, fields: changed), IndexEntries(new, fields: changed))
   }
 
-  /// The edits that turn `row`'s entries `old` into `new`.
+  /// The edits that turn `row`'s entries `old` into `new`; `id` is the row's key, for covering
+  /// ordered pages (0 otherwise).
   static func edits(
-    row: Row, from old: IndexEntries, to new: IndexEntries, postings: inout [PostingEdit],
+    row: Row, id: Int64, from old: IndexEntries, to new: IndexEntries, postings: inout [PostingEdit],
     ordered: inout [OrderedEdit]
   ) {
     // Trigrams: both sides ascending by code, then position; a code whose positions differ is
@@ -199,10 +209,10 @@ extension StoredCollection {
       }
     }
     for entry in old.ordered where !new.ordered.contains(entry) {
-      ordered.append(OrderedEdit(entry: entry.with(row: row), isInsertion: false))
+      ordered.append(OrderedEdit(entry: entry.with(row: row, id: id), isInsertion: false))
     }
     for entry in new.ordered where !old.ordered.contains(entry) {
-      ordered.append(OrderedEdit(entry: entry.with(row: row), isInsertion: true))
+      ordered.append(OrderedEdit(entry: entry.with(row: row, id: id), isInsertion: true))
     }
   }
 
@@ -221,7 +231,8 @@ extension StoredCollection {
       guard let smallest = sizes.min(), let largest = sizes.max(), largest <= 2 * max(smallest, 1),
         sizes.reduce(0, +) <= Int(Self.maximumSegmentRows)
       else { return }
-      try SegmentMerger(index: databases.index, txn: txn).merge(Array(directory.starts[last]))
+      try SegmentMerger(index: databases.index, txn: txn, coversKeys: directory.coversKeys).merge(
+        Array(directory.starts[last]))
       directory.starts.removeLast(fanIn - 1)
     }
   }

@@ -27,11 +27,12 @@ extension StoredCollection {
     _ rows: [RebuiltRow], values: [[FieldValue]], segment: Row, _ txn: WriteTransaction
   ) throws {
     guard let last = rows.last else { return }
+    var directory = try self.directory(txn)
+    directory.begin(for: schema)
     let parts = try SegmentBuilder.build(schema: schema, rows: rows.map(\.row)) { values[$0] }
-    for (key, value) in SegmentBuilder.pages(parts, segment: segment) {
+    for (key, value) in SegmentBuilder.pages(parts, segment: segment, coversKeys: directory.coversKeys) {
       try txn.put(databases.index, key, value, flags: .append)
     }
-    var directory = try self.directory(txn)
     directory.starts.append(segment)
     directory.end = last.row + 1
     try directory.write(name, meta: meta, txn)
@@ -88,6 +89,7 @@ extension StoredCollection {
     var done = 0
     var start = 0
     var directory = SegmentDirectory(starts: [], end: Row(truncatingIfNeeded: next))
+    directory.begin(for: schema)
     while start < rows.count {
       let segment = Self.rebuiltSegmentStart(of: rows[start].row)
       var end = start
@@ -97,7 +99,7 @@ extension StoredCollection {
         try self.values(try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row))
       }
       let parts = try SegmentBuilder.build(schema: schema, rows: chunk.map(\.row)) { values[$0] }
-      for (key, value) in SegmentBuilder.pages(parts, segment: segment) {
+      for (key, value) in SegmentBuilder.pages(parts, segment: segment, coversKeys: directory.coversKeys) {
         try txn.put(databases.index, key, value, flags: .append)
       }
       directory.starts.append(segment)

@@ -3,6 +3,7 @@
 ///
 /// ```
 /// count   varint: entries in the page, the first (in the key) included
+/// id      zigzag varint of key - row, for the first entry; covering pages only (below)
 /// then each entry after the first, against the one before it:
 ///   tag   varint: tag & 3 == 0: same flag, high = previous high + tag >> 2
 ///                 tag & 3 == 1: flag = tag >> 2, then varint high
@@ -10,10 +11,19 @@
 ///   low   varint, for dates (13-byte keys) only
 ///   row   varint: row - previous row when the value equals the previous one, else
 ///         row - segment start
+///   id    zigzag varint of key - row; covering pages only
 /// ```
 ///
 /// Values sort by (flag, high, low) and rows ascend within a value, so most steps are a byte or
 /// two of value and two or three of row. A page holds one field's entries only.
+///
+/// **Covering pages** carry each row's primary key beside it, so that a range's ids come from
+/// the pages it reads rather than from a row table block per row (a range of 90,000 rows of a
+/// million touches nearly every block). Only collections whose keys are integers have them, and
+/// only when their segment directory says so (`SegmentDirectory.coversKeys`): a row keeps its
+/// key for life, so the copy never goes stale. The key is stored as its distance from the row,
+/// a byte when keys count up with insertion (an auto-increment id) and four or five for keys
+/// unrelated to it (GitHub's ids).
 enum OrderedPage {
   /// Much smaller than a posting page: a top-k walk or a range's first page decodes a page per
   /// segment before its first entry in range, so a page holds a few dozen entries. Measured at 1M
@@ -21,24 +31,45 @@ enum OrderedPage {
   /// of 1,008 bytes, for 1.2 MiB more keys (0.4% of the index).
   static let capacity = 256
 
+  /// One entry as read: `id` is the row's key on a covering page, 0 on another.
+  struct Entry {
+    var key: OrderedKey
+    var row: Row
+    var id: Int64
+  }
+
+  /// The stored form of a covering entry's key: its distance from the row, zigzagged.
+  static func storedID(_ id: Int64, row: Row) -> UInt64 {
+    let distance = id &- Int64(row)
+    return UInt64(bitPattern: (distance << 1) ^ (distance >> 63))
+  }
+
+  static func id(stored: UInt64, row: Row) -> Int64 {
+    (Int64(bitPattern: stored >> 1) ^ -Int64(bitPattern: stored & 1)) &+ Int64(row)
+  }
+
   /// Reads a stored page's entries in order.
   struct Reader {
     private var reader: PageReader
     private let segment: Row
     private let width: Int
+    private let coversKeys: Bool
     private(set) var remaining: Int
     private var key: OrderedKey
     private var row: Row
     private var isFirst = true
 
-    /// `pageKey` is the page's `index` key, `width` the field's `OrderedKey` width.
-    init(pageKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, width: Int) throws {
+    /// `pageKey` is the page's `index` key, `width` the field's `OrderedKey` width; `coversKeys`
+    /// whether the page carries keys (the collection's `SegmentDirectory.coversKeys`).
+    init(pageKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, width: Int, coversKeys: Bool) throws
+    {
       let entry = IndexPageKey.entryKey(of: pageKey)
       guard entry.count == 1 + width, let first = OrderedKey(entry, at: 1, width: width) else {
         throw PageDamage("an ordered page's key of \(pageKey.count) bytes")
       }
       segment = IndexPageKey.segment(of: pageKey)
       self.width = width
+      self.coversKeys = coversKeys
       key = first
       row = IndexPageKey.row(of: pageKey)
       reader = PageReader(value, at: 0)
@@ -47,7 +78,7 @@ enum OrderedPage {
     }
 
     /// The next entry, or nil past the last.
-    mutating func next() throws -> (key: OrderedKey, row: Row)? {
+    mutating func next() throws -> Entry? {
       guard remaining > 0 else {
         guard reader.isAtEnd else { throw PageDamage("an ordered page has bytes after its last entry") }
         return nil
@@ -55,7 +86,8 @@ enum OrderedPage {
       remaining -= 1
       if isFirst {
         isFirst = false
-        return (key, row)
+        return Entry(
+          key: key, row: row, id: coversKeys ? OrderedPage.id(stored: try reader.varint(), row: row) : 0)
       }
       let previous = key
       let tag = try reader.varint()
@@ -89,7 +121,8 @@ enum OrderedPage {
       }
       guard next <= UInt64(Row.max) else { throw PageDamage("an ordered page's row past 2^32") }
       row = Row(next)
-      return (key, row)
+      return Entry(
+        key: key, row: row, id: coversKeys ? OrderedPage.id(stored: try reader.varint(), row: row) : 0)
     }
   }
 }
@@ -99,26 +132,34 @@ struct OrderedPageWriter {
   let segment: Row
   let field: UInt8
   let width: Int
+  /// Whether each entry's key goes beside it (`OrderedPage`, covering pages).
+  let coversKeys: Bool
   private var pages: [(key: [UInt8], value: [UInt8])] = []
   private var body: [UInt8] = []
   private var count = 0
   private var first: (key: OrderedKey, row: Row) = (.null, 0)
   private var previous: (key: OrderedKey, row: Row) = (.null, 0)
 
-  init(segment: Row, field: UInt8, width: Int) {
+  init(segment: Row, field: UInt8, width: Int, coversKeys: Bool) {
     self.segment = segment
     self.field = field
     self.width = width
+    self.coversKeys = coversKeys
   }
 
-  mutating func add(_ key: OrderedKey, row: Row) {
-    if count > 0 && body.count + 24 + PageBytes.varintSize(UInt64(count + 1)) > OrderedPage.capacity {
+  /// Adds the entry of `row`, whose key is `id` (read only when the pages cover keys).
+  mutating func add(_ key: OrderedKey, row: Row, id: Int64) {
+    // An entry takes at most 24 bytes of value and row, and 10 more of key.
+    if count > 0
+      && body.count + (coversKeys ? 34 : 24) + PageBytes.varintSize(UInt64(count + 1)) > OrderedPage.capacity
+    {
       flush()
     }
     guard count > 0 else {
       first = (key, row)
       previous = (key, row)
       count = 1
+      if coversKeys { PageBytes.appendVarint(OrderedPage.storedID(id, row: row), to: &body) }
       return
     }
     if key.flag != previous.key.flag {
@@ -133,6 +174,7 @@ struct OrderedPageWriter {
     if width == 13 { PageBytes.appendVarint(UInt64(key.low), to: &body) }
     let step = key == previous.key ? row - previous.row : row - segment
     PageBytes.appendVarint(UInt64(step), to: &body)
+    if coversKeys { PageBytes.appendVarint(OrderedPage.storedID(id, row: row), to: &body) }
     previous = (key, row)
     count += 1
   }

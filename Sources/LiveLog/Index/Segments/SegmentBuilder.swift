@@ -12,6 +12,8 @@ struct SegmentBuilder: Sendable {
   private let substring: [Int]
   private let equality: [Field]
   private let orderedFields: [(slot: UInt8, width: Int, type: FieldType)]
+  /// The slot of the primary key when it is an integer: the ids covering pages carry.
+  private let integerKeySlot: Int?
 
   /// Each trigram posting as `code << 32 | low`: packed, `low` is the row's offset from `base`
   /// (17 bits) and the position (15 bits), so that sorting the keys alone lays every posting out
@@ -24,8 +26,8 @@ struct SegmentBuilder: Sendable {
   private var base: Row?
   private var isPacked = true
   private var terms = TermTable()
-  /// Per ordered field (in `orderedFields` order): `(key, row)`.
-  private var ordered: [[(OrderedKey, Row)]]
+  /// Per ordered field (in `orderedFields` order): `(key, row, id)`.
+  private var ordered: [[(OrderedKey, Row, Int64)]]
   private var scratch: [UInt8] = []
   private(set) var rowCount = 0
 
@@ -36,6 +38,7 @@ struct SegmentBuilder: Sendable {
       (UInt8(truncatingIfNeeded: $0.position), OrderedKey.width(of: $0.type), $0.type)
     }
     ordered = Array(repeating: [], count: orderedFields.count)
+    integerKeySlot = schema.primaryKey.type == .integer ? schema.primaryKey.position : nil
   }
 
   var isEmpty: Bool { rowCount == 0 }
@@ -53,9 +56,11 @@ struct SegmentBuilder: Sendable {
         terms.add(term, row: row)
       }
     }
+    var id: Int64 = 0
+    if let slot = integerKeySlot, slot < values.count, case .integer(let key) = values[slot] { id = key }
     for (index, field) in orderedFields.enumerated() {
       let value = Int(field.slot) < values.count ? values[Int(field.slot)] : .null
-      ordered[index].append((OrderedKey(value, type: field.type), row))
+      ordered[index].append((OrderedKey(value, type: field.type), row, id))
     }
   }
 
@@ -146,8 +151,11 @@ struct SegmentBuilder: Sendable {
   /// The pages of one segment holding the entries of `parts` (consecutive runs of rows, in
   /// order, each with its trigrams sorted), in key order: trigram lists, terms, ordered values.
   /// The trigram lists, the larger share, are laid out on one core while the terms and ordered
-  /// values are on another.
-  static func pages(_ parts: [SegmentBuilder], segment: Row) -> [(key: [UInt8], value: [UInt8])] {
+  /// values are on another. `coversKeys`: the ordered pages carry each row's key (the
+  /// collection's `SegmentDirectory.coversKeys`).
+  static func pages(_ parts: [SegmentBuilder], segment: Row, coversKeys: Bool) -> [(
+    key: [UInt8], value: [UInt8]
+  )] {
     // The closure throws nothing, so `try?` loses nothing.
     let kinds: [[(key: [UInt8], value: [UInt8])]] =
       (try? ParallelMap.map(2, minimumPerWorker: 1) { kind in
@@ -156,7 +164,7 @@ struct SegmentBuilder: Sendable {
           writeTrigrams(parts, segment: segment, into: &pages)
         } else {
           writeTerms(parts, segment: segment, into: &pages)
-          writeOrdered(parts, segment: segment, into: &pages)
+          writeOrdered(parts, segment: segment, coversKeys: coversKeys, into: &pages)
         }
         return pages
       }) ?? []
@@ -299,7 +307,8 @@ struct SegmentBuilder: Sendable {
   }
 
   private static func writeOrdered(
-    _ parts: [SegmentBuilder], segment: Row, into pages: inout [(key: [UInt8], value: [UInt8])]
+    _ parts: [SegmentBuilder], segment: Row, coversKeys: Bool,
+    into pages: inout [(key: [UInt8], value: [UInt8])]
   ) {
     guard let first = parts.first else { return }
     for (index, field) in first.orderedFields.enumerated().sorted(by: { $0.element.slot < $1.element.slot }) {
@@ -307,8 +316,9 @@ struct SegmentBuilder: Sendable {
       // Rows are unique, so (key, row) orders them all.
       entries.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
       guard !entries.isEmpty else { continue }
-      var writer = OrderedPageWriter(segment: segment, field: field.slot, width: field.width)
-      for (key, row) in entries { writer.add(key, row: row) }
+      var writer = OrderedPageWriter(
+        segment: segment, field: field.slot, width: field.width, coversKeys: coversKeys)
+      for (key, row, id) in entries { writer.add(key, row: row, id: id) }
       writer.flush()
       pages.append(contentsOf: writer.takePages())
     }

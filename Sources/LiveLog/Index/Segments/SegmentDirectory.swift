@@ -9,11 +9,23 @@ import LMDB
 /// the later versions of folded rows that small commits changed.
 ///
 /// Stored in `meta` under `segments:NAME`: `varint(count)`, the starts as varints (the first,
-/// then the gaps), then `varint(end - last start)`.
+/// then the gaps), then `varint(end - last start)`, then, when any is set, `varint(flags)`:
+/// bit 0 `coversKeys`. A directory without flags is one of format 5.
 struct SegmentDirectory: Equatable, Sendable {
   var starts: [Row] = []
   /// One past the last row the segments cover; 1 (the first row) when there are none.
   var end: Row = 1
+  /// Whether the ordered pages carry each row's key (covering pages, `OrderedPage`). Set when
+  /// the index starts empty (`begin(for:)`), for integer keys; an index begun on format 5 (a
+  /// snapshot's data file) has none, and is read and edited as it is.
+  var coversKeys = false
+
+  /// Starts the index of a collection that has no segment yet: covering when its keys are
+  /// integers.
+  mutating func begin(for schema: CollectionSchema) {
+    guard starts.isEmpty else { return }
+    coversKeys = schema.primaryKey.type == .integer
+  }
 
   var count: Int { starts.count }
 
@@ -54,10 +66,14 @@ struct SegmentDirectory: Equatable, Sendable {
         directory.starts.append(Row(row))
       }
       let end = (count == 0 ? 0 : row) + (try reader.varint())
-      guard end <= UInt64(Row.max), end >= 1, reader.isAtEnd,
-        directory.starts.last.map({ UInt64($0) < end }) ?? true
+      guard end <= UInt64(Row.max), end >= 1, directory.starts.last.map({ UInt64($0) < end }) ?? true
       else { throw PageDamage("a segment directory ends at \(end)") }
       directory.end = Row(end)
+      if !reader.isAtEnd {
+        let flags = try reader.varint()
+        guard flags == 1, reader.isAtEnd else { throw PageDamage("segment directory flags \(flags)") }
+        directory.coversKeys = true
+      }
       return directory
     } catch let damage as PageDamage {
       throw StoreError.corruptState(
@@ -74,6 +90,7 @@ struct SegmentDirectory: Equatable, Sendable {
       previous = start
     }
     PageBytes.appendVarint(UInt64(end - previous), to: &bytes)
+    if coversKeys { PageBytes.appendVarint(1, to: &bytes) }
     try txn.put(meta, Self.key(of: collection), bytes)
   }
 }

@@ -36,6 +36,8 @@ struct SegmentEditor {
   let index: Database
   let segment: Row
   let txn: WriteTransaction
+  /// Whether the ordered pages carry keys (`SegmentDirectory.coversKeys`), read and written alike.
+  let coversKeys: Bool
 
   /// Applies posting edits, sorted, each (kind, key, row) at most once.
   func apply(_ edits: [PostingEdit]) throws {
@@ -205,7 +207,7 @@ struct SegmentEditor {
     var entryKey: [UInt8] = [slot]
     first.key.append(to: &entryKey, width: width)
     let (pageKey, entries, limit) = try txn.withCursor(index) {
-      cursor -> ([UInt8]?, [(OrderedKey, Row)], OrderedEntry?) in
+      cursor -> ([UInt8]?, [OrderedPage.Entry], OrderedEntry?) in
       let target = IndexPageKey.make(segment: segment, kind: .ordered, entryKey: entryKey, row: first.row)
       let found = try cursor.seek(atLeast: target)
       var page: Entry?
@@ -221,15 +223,17 @@ struct SegmentEditor {
         page = at
       }
       guard let page else { return (nil, [], nil) }
-      var entries: [(OrderedKey, Row)] = []
-      var reader = try OrderedPage.Reader(pageKey: page.key, value: page.value, width: width)
+      var entries: [OrderedPage.Entry] = []
+      var reader = try OrderedPage.Reader(
+        pageKey: page.key, value: page.value, width: width, coversKeys: coversKeys)
       while let entry = try reader.next() { entries.append(entry) }
       let key = Array(page.key)
       var limit: OrderedEntry?
       if let next = try cursor.next(), SegmentLookup.isPage(next.key, of: slot, segment: segment) {
-        var nextReader = try OrderedPage.Reader(pageKey: next.key, value: next.value, width: width)
-        if let (key, row) = try nextReader.next() {
-          limit = OrderedEntry(field: slot, key: key, row: row, width: width)
+        var nextReader = try OrderedPage.Reader(
+          pageKey: next.key, value: next.value, width: width, coversKeys: coversKeys)
+        if let entry = try nextReader.next() {
+          limit = OrderedEntry(field: slot, key: entry.key, row: entry.row, width: width)
         }
       }
       return (key, entries, limit)
@@ -243,23 +247,23 @@ struct SegmentEditor {
       var high = merged.count
       while low < high {
         let middle = (low + high) / 2
-        if (merged[middle].0, merged[middle].1) < (edit.key, edit.row) {
+        if (merged[middle].key, merged[middle].row) < (edit.key, edit.row) {
           low = middle + 1
         } else {
           high = middle
         }
       }
-      let present = low < merged.count && merged[low].0 == edit.key && merged[low].1 == edit.row
+      let present = low < merged.count && merged[low].key == edit.key && merged[low].row == edit.row
       if edits[end].isInsertion {
-        if !present { merged.insert((edit.key, edit.row), at: low) }
+        if !present { merged.insert(OrderedPage.Entry(key: edit.key, row: edit.row, id: edit.id), at: low) }
       } else if present {
         merged.remove(at: low)
       }
       end += 1
     }
     if let pageKey { try txn.delete(index, pageKey) }
-    var writer = OrderedPageWriter(segment: segment, field: slot, width: width)
-    for (key, row) in merged { writer.add(key, row: row) }
+    var writer = OrderedPageWriter(segment: segment, field: slot, width: width, coversKeys: coversKeys)
+    for entry in merged { writer.add(entry.key, row: entry.row, id: entry.id) }
     writer.flush()
     for (key, value) in writer.takePages() { try txn.put(index, key, value) }
     return max(end, start + 1)

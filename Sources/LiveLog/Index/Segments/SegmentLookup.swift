@@ -53,8 +53,9 @@ enum SegmentLookup {
   /// Calls `body` with the ordered entries of field `slot` (key width `width`) in `segment`
   /// from `lower` on, ascending, until it returns false or the field's entries end.
   static func forEachOrdered(
-    field slot: UInt8, width: Int, segment: Row, from lower: OrderedKey, cursor: inout Cursor,
-    _ body: (OrderedKey, Row) throws -> Bool
+    field slot: UInt8, width: Int, segment: Row, from lower: OrderedKey, coversKeys: Bool,
+    cursor: inout Cursor,
+    _ body: (OrderedPage.Entry) throws -> Bool
   ) throws {
     var entryKey: [UInt8] = [slot]
     lower.append(to: &entryKey, width: width)
@@ -70,10 +71,11 @@ enum SegmentLookup {
       page = try cursor.seek(atLeast: target)
     }
     while let current = page, isPage(current.key, of: slot, segment: segment) {
-      var reader = try OrderedPage.Reader(pageKey: current.key, value: current.value, width: width)
-      while let (key, row) = try reader.next() {
-        if key < lower { continue }
-        guard try body(key, row) else { return }
+      var reader = try OrderedPage.Reader(
+        pageKey: current.key, value: current.value, width: width, coversKeys: coversKeys)
+      while let entry = try reader.next() {
+        if entry.key < lower { continue }
+        guard try body(entry) else { return }
       }
       page = try cursor.next()
     }

@@ -10,6 +10,8 @@ import LMDB
 struct SegmentMerger {
   let index: Database
   let txn: WriteTransaction
+  /// Whether the ordered pages carry keys (`SegmentDirectory.coversKeys`), read and written alike.
+  let coversKeys: Bool
 
   /// Parts smaller than this are joined with their neighbours of the same list.
   static let smallPart = 160
@@ -69,9 +71,10 @@ struct SegmentMerger {
     var start = 0
     while start < merged.count {
       let field = merged[start].field
-      var writer = OrderedPageWriter(segment: first, field: field, width: Int(merged[start].width))
+      var writer = OrderedPageWriter(
+        segment: first, field: field, width: Int(merged[start].width), coversKeys: coversKeys)
       while start < merged.count && merged[start].field == field {
-        writer.add(merged[start].key, row: merged[start].row)
+        writer.add(merged[start].key, row: merged[start].row, id: merged[start].id)
         start += 1
       }
       writer.flush()
@@ -197,9 +200,11 @@ struct SegmentMerger {
       while let current = page, IndexPageKey.belongs(current.key, segment: segment, kind: .ordered) {
         let width = current.key.count - IndexPageKey.headerSize - IndexPageKey.rowSize - 1
         let field = current.key[IndexPageKey.headerSize]
-        var reader = try OrderedPage.Reader(pageKey: current.key, value: current.value, width: width)
-        while let (key, row) = try reader.next() {
-          entries.append(OrderedEntry(field: field, key: key, row: row, width: width))
+        var reader = try OrderedPage.Reader(
+          pageKey: current.key, value: current.value, width: width, coversKeys: coversKeys)
+        while let entry = try reader.next() {
+          entries.append(
+            OrderedEntry(field: field, key: entry.key, row: entry.row, width: width, id: entry.id))
         }
         page = try cursor.next()
       }
