@@ -174,9 +174,28 @@ import Testing
     }
   }
 
+  /// A covering page whose rows lie outside its segment fails the query with `corruptState`
+  /// rather than trapping.
+  @Test func aCoveringPageWithRowsOutsideItsSegmentFailsTheQuery() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Store(directory: directory.child("store"))
+    try store.write((1...600).map { .upsert(Self.repository(Int64($0) * 10, stars: Int64($0 % 7))) })
+    try Self.rewriteOrderedPages(of: store, shiftingRowsBy: 5_000) { $0 }
+    let query = try Query(parsing: "stargazers_count BETWEEN {0, 6}", for: Repository.self)
+    #expect {
+      try store.results(Repository.self, query).ids()
+    } throws: { error in
+      guard case StoreError.corruptState(let reason) = error else { return false }
+      return reason.contains("outside its segment")
+    }
+  }
+
   /// Writes every ordered page of `repositories` again: each entry's key through `change`, or,
-  /// when `change` gives nil for any, without keys and with the directory's flag cleared.
-  static func rewriteOrderedPages(of store: Store, _ change: @escaping (Int64) -> Int64?) throws {
+  /// when `change` gives nil for any, without keys and with the directory's flag cleared; rows
+  /// moved by `shift` (damage).
+  static func rewriteOrderedPages(
+    of store: Store, shiftingRowsBy shift: Row = 0, _ change: @escaping (Int64) -> Int64?
+  ) throws {
     let collection = try store.repositoriesCollection()
     try store.environment.write { txn in
       var directory = try collection.directory(txn)
@@ -196,7 +215,7 @@ import Testing
             var writer = OrderedPageWriter(
               segment: IndexPageKey.segment(of: page.key), field: page.key[IndexPageKey.headerSize],
               width: width, coversKeys: covering)
-            for (read, id) in zip(entries, ids) { writer.add(read.key, row: read.row, id: id ?? 0) }
+            for (read, id) in zip(entries, ids) { writer.add(read.key, row: read.row + shift, id: id ?? 0) }
             writer.flush()
             rewritten.append((Array(page.key), writer.takePages()))
           }

@@ -59,7 +59,7 @@ extension IndexReader {
           if recent.isEmpty || recent.entry(of: entry.row) == nil { found.append(entry.row, entry.id) }
           return true
         }
-        found.appendAscending(to: &rows, &ids, within: directory.rows(of: index))
+        try found.appendAscending(to: &rows, &ids, within: directory.rows(of: index))
         // Later segments hold only later rows.
         if let limit, rows.count >= limit { break }
       }
@@ -69,11 +69,7 @@ extension IndexReader {
     var recentIDs: [Int64] = []
     for (row, entry) in zip(recent.rows, recent.entries) where !entry.isDeleted {
       guard let key = entry.orderedKey(field: slot), key >= lower, key <= upper else { continue }
-      guard entry.key.count == 8 else {
-        throw StoreError.corruptState(
-          reason: "\(collection.name): the recent entry of row \(row) holds a key of \(entry.key.count) bytes"
-        )
-      }
+      guard entry.key.count == 8 else { throw recentKeyDamage(row, entry) }
       recentRows.append(row)
       recentIDs.append(entry.key.loadUnaligned(as: Int64.self))
     }
@@ -98,6 +94,12 @@ extension IndexReader {
     return (mergedRows, mergedIDs)
   }
 
+  /// A recent entry of a collection with integer keys whose key is not one.
+  private func recentKeyDamage(_ row: Row, _ entry: RecentEntry.View) -> StoreError {
+    .corruptState(
+      reason: "\(collection.name): the recent entry of row \(row) holds a key of \(entry.key.count) bytes")
+  }
+
   /// Calls `body` with every row whose value of `field` lies in `range` (every row's when nil),
   /// in value order — ascending or descending — with ties in row order, until `body` returns
   /// false. The segments' runs and the recent rows are merged as they are read. The third
@@ -112,7 +114,11 @@ extension IndexReader {
     var recentEntries: [(OrderedKey, Row, Int64)] = []
     for (row, entry) in zip(recent.rows, recent.entries) where !entry.isDeleted {
       if let key = entry.orderedKey(field: slot), key >= lower, key <= upper {
-        let id = entry.key.count == 8 ? entry.key.loadUnaligned(as: Int64.self) : 0
+        var id: Int64 = 0
+        if directory.coversKeys {
+          guard entry.key.count == 8 else { throw recentKeyDamage(row, entry) }
+          id = entry.key.loadUnaligned(as: Int64.self)
+        }
         recentEntries.append((key, row, id))
       }
     }
@@ -276,15 +282,21 @@ struct OrderedMatches {
     ids.append(id)
   }
 
-  /// Appends the rows, ascending, and their keys; `span` holds every row found.
-  func appendAscending(to allRows: inout [Row], _ allIDs: inout [Int64], within span: Range<Row>) {
+  /// Appends the rows, ascending, and their keys; every row found must lie in `span`, the
+  /// segment's rows (a page that says otherwise is damaged).
+  func appendAscending(to allRows: inout [Row], _ allIDs: inout [Int64], within span: Range<Row>) throws {
     guard !rows.isEmpty else { return }
+    for row in rows where !span.contains(row) {
+      throw PageDamage("an ordered page's row \(row) outside its segment, rows \(span)")
+    }
     allRows.reserveCapacity(allRows.count + rows.count)
     allIDs.reserveCapacity(allIDs.count + rows.count)
     if rows.count * 16 < span.count {
-      for index in rows.indices.sorted(by: { rows[$0] < rows[$1] }) {
+      var previous: Row?
+      for index in rows.indices.sorted(by: { rows[$0] < rows[$1] }) where rows[index] != previous {
         allRows.append(rows[index])
         allIDs.append(ids[index])
+        previous = rows[index]
       }
       return
     }
