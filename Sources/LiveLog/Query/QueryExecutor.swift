@@ -50,10 +50,11 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// a range is read only while it is at most this many times longer than the candidates.
   static var orderedReadRatio: Int { 16 }
 
-  init(collection: StoredCollection, txn: Txn) throws {
-    self.collection = collection
-    self.txn = txn
-    indexes = try IndexReader(collection: collection, txn: txn)
+  /// An executor reading `indexes` (its collection's, in its transaction).
+  init(indexes: IndexReader<Txn>) {
+    collection = indexes.collection
+    txn = indexes.txn
+    self.indexes = indexes
   }
 
   // MARK: Candidates

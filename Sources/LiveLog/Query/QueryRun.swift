@@ -37,12 +37,14 @@ struct QueryRun<Txn: ReadableTransaction> {
   /// The rows that match, in the order of the leading sort, up to the limit after it.
   private mutating func leadingRows(for query: Query) throws -> [Row] {
     let plan = QueryPlanner.plan(query.predicate)
-    if let found = try coveredRange(plan, query) {
+    // One reader (the segment directory and the recent rows, read once) for whichever path runs.
+    let indexes = try IndexReader(collection: collection, txn: txn)
+    if let found = try coveredRange(plan, query, indexes) {
       integerKeys = found.ids
       return found.rows
     }
-    if let rows = try rangeInSortOrder(plan, query) { return rows }
-    var executor = try QueryExecutor(collection: collection, txn: txn)
+    if let rows = try rangeInSortOrder(plan, query, indexes) { return rows }
+    var executor = QueryExecutor(indexes: indexes)
     let candidates = try executor.candidates(plan)
     steps = executor.steps
     checked += executor.checked
@@ -83,12 +85,12 @@ struct QueryRun<Txn: ReadableTransaction> {
 
   /// An unsorted query that is one exact range of an ordered field whose pages cover keys: its
   /// rows and their keys, from the pages alone (`nil` for other queries).
-  private mutating func coveredRange(_ plan: PlanNode, _ query: Query) throws -> (rows: [Row], ids: [Int64])?
+  private mutating func coveredRange(_ plan: PlanNode, _ query: Query, _ indexes: IndexReader<Txn>) throws
+    -> (rows: [Row], ids: [Int64])?
   {
     guard query.sort.isEmpty, case .lookup(let lookup) = plan, lookup.isExact,
       case .ordered(let field, let lower, let upper, let range) = lookup.access, !field.type.isList
     else { return nil }
-    let indexes = try IndexReader(collection: collection, txn: txn)
     guard
       var found = try indexes.orderedRowsWithKeys(
         field: field, lower: lower, upper: upper, limit: query.limit)
@@ -109,13 +111,14 @@ struct QueryRun<Txn: ReadableTransaction> {
 
   /// A query that is one exact range of the field it sorts by first: the range's stretch of the
   /// ordered index, walked in sort order, is the answer (`nil` for other queries).
-  private mutating func rangeInSortOrder(_ plan: PlanNode, _ query: Query) throws -> [Row]? {
+  private mutating func rangeInSortOrder(_ plan: PlanNode, _ query: Query, _ indexes: IndexReader<Txn>) throws
+    -> [Row]?
+  {
     guard case .lookup(let lookup) = plan, lookup.isExact,
       case .ordered(let field, let lower, let upper, let range) = lookup.access,
       let first = query.sort.first, first.field.position == field.position, !field.type.isList
     else { return nil }
-    let sorter = ResultSorter(
-      collection: collection, txn: txn, indexes: try IndexReader(collection: collection, txn: txn))
+    let sorter = ResultSorter(collection: collection, txn: txn, indexes: indexes)
     let (rows, ids) = try sorter.sortedWithKeys(
       range: OrderedBounds(lower: lower, upper: upper), by: query.sort, limit: query.limit)
     integerKeys = ids
