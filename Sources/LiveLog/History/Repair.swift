@@ -60,19 +60,34 @@ extension Store {
     // Gone from the directory before the replay starts: a verify killed at any moment leaves no
     // scratch store behind.
     ScratchDirectories.detach(scratch)
-    try Replayer(source: self, target: rebuilt).run(through: version) {
+    // The live digest meanwhile, on the core the replay leaves idle in its serial steps.
+    let liveDigest = BackgroundWork { try live.read { try self.digest($0, state) } }
+    // Not left running past the call, even when the replay fails.
+    defer { _ = try? liveDigest.value() }
+    // The scratch state without its indexes: what they would hold is fingerprinted from the
+    // records, which the comparison needs, rather than laid out in pages, which it does not.
+    var replayer = Replayer(source: self, target: rebuilt)
+    replayer.buildsIndexes = false
+    let fingerprints = try replayer.run(through: version) {
       progress($0.description, $0.completed, $0.total)
     }
-    let (copy, copyState) = try rebuilt.makeSnapshot()
-    // Both digests at once, one per core; the comparison entry by entry, which reads both stores
-    // again, only to name the first difference when the digests disagree.
-    let digests = try ParallelMap.map(2, minimumPerWorker: 1) { side in
-      side == 0
-        ? try live.read { try self.digest($0, state) } : try copy.read { try rebuilt.digest($0, copyState) }
+    // The marker a replay without indexes leaves is not content: the scratch store, gone from
+    // its directory, is never opened again.
+    try rebuilt.environment.write { txn in _ = try txn.delete(rebuilt.meta, StoreLayout.incompleteReplayKey) }
+    let rebuiltDigest = try rebuilt.read { try rebuilt.digest($0, $1, indexFingerprints: fingerprints) }
+    let digest = try liveDigest.value()
+    // The comparison entry by entry, which reads both stores again, only to name the first
+    // difference when the digests disagree.
+    guard digest != rebuiltDigest else {
+      return VerificationReport(events: events, digest: digest, difference: nil)
+    }
+    // Entry by entry needs the scratch's indexes themselves.
+    let copyState = try rebuilt.catalog.refresh()
+    try rebuilt.environment.write { txn in
+      for collection in copyState.all { try collection.rebuildIndexes(txn) }
     }
     return VerificationReport(
-      events: events, digest: digests[0],
-      difference: digests[0] == digests[1] ? nil : try firstDifference(from: rebuilt, live: live, state))
+      events: events, digest: digest, difference: try firstDifference(from: rebuilt, live: live, state))
   }
 
   /// Rebuilds the store in `directory` from its log and swaps the rebuilt state in, for a store

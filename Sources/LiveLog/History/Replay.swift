@@ -1,3 +1,4 @@
+import Foundation
 import LMDB
 
 /// Rebuilds a store's materialized state — every collection's records, rows and indexes, and
@@ -19,72 +20,24 @@ struct Replayer {
   static let eventsPerTransaction = 20_000
   /// `eventsPerTransaction`, or fewer in tests.
   var eventsPerLogTransaction = Replayer.eventsPerTransaction
+  /// Whether the target gets its indexes. A verification needs only their fingerprints, which
+  /// `run` then computes from the records (`StateContent.fingerprint`) in a fraction of the time
+  /// that laying out and writing the pages takes; the target then holds no index entries, and
+  /// stays marked unfinished (it refuses to open).
+  var buildsIndexes = true
 
   /// Copies the source's events `1 ... last` to the empty target and builds the target's state
   /// as of `last`. Until the state is complete the target is marked unfinished and refuses to
   /// open: a replay cut short leaves no store that looks sound and is not.
-  func run(through last: UInt64, progress: (ReplayProgress) -> Void) throws {
+  ///
+  /// Returns, when `buildsIndexes` is false, the fingerprints of the indexes the target would
+  /// hold, by collection id; else nothing.
+  @discardableResult
+  func run(through last: UInt64, progress: (ReplayProgress) -> Void) throws -> [UInt32: StateContent
+    .IndexFingerprints]
+  {
     let (snapshot, sourceCatalog) = try source.makeSnapshot()
-    var catalog = ReplayCatalog()
-    var trackers: [UInt32: RowTracker] = [:]
-    var next: UInt64 = 1
-    while next <= last {
-      let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
-      var batch: [(lsn: UInt64, bytes: [UInt8])] = []
-      batch.reserveCapacity(Int(end - next + 1))
-      try source.readState(snapshot, sourceCatalog) { read in
-        try read.forEachEvent(from: next, through: end) { lsn, bytes in
-          batch.append((lsn, Array(bytes)))
-          return true
-        }
-      }
-      // Every version is decoded (checksum, header and record), not only the last: history must
-      // read too (as-of queries, diffs, export), and verification is where a bad one should come
-      // to light. Schema events first, in order, since they say how later records decode.
-      let copied = batch
-      var plans: [(schema: CollectionSchema, key: Field)?] = []
-      plans.reserveCapacity(copied.count)
-      for (lsn, bytes) in copied {
-        let plan: (CollectionSchema, Field)? = try bytes.withUnsafeBytes { raw in
-          let header = try EventCodec.header(raw, lsn: lsn)
-          if header.kind == .schema {
-            try catalog.follow(schemaEvent: header)
-            return nil
-          }
-          let current = try catalog.entry(for: header).versions.last?.schema
-          guard let current else { return nil }
-          return (try catalog.schema(for: header), current.primaryKey)
-        }
-        plans.append(plan)
-      }
-      let decodingPlans = DecodingPlans(plans: plans)
-      let follows = try ParallelMap.map(copied.count) { index in
-        try copied[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
-          guard let (schema, keyField) = decodingPlans.plans[index] else { return nil }
-          let header = try EventCodec.header(raw, lsn: copied[index].lsn)
-          if header.isUpsert {
-            do {
-              _ = try RecordCodec.decode(header.payload, schema: schema)
-            } catch let error as MalformedBytes {
-              throw StoreError.corruptEvent(lsn: header.lsn, reason: error.description)
-            }
-          }
-          return FollowedEvent(header, key: try header.key(keyField))
-        }
-      }
-      for followed in follows {
-        guard let followed else { continue }
-        let id = try catalog.entry(for: followed.header).id
-        try trackers[id, default: RowTracker()].follow(followed)
-      }
-      let isFirst = next == 1
-      try target.environment.write { txn in
-        if isFirst { try target.markReplayIncomplete(txn) }
-        for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
-      }
-      next = end + 1
-      progress(ReplayProgress(step: .copyingLog, completed: end, total: last))
-    }
+    let (catalog, trackers) = try copyLog(through: last, from: snapshot, sourceCatalog, progress: progress)
     try target.rebuildCheckpoints(like: source)
     // The collections, with every version of their schemas; then each one's state.
     if !catalog.entries.isEmpty {
@@ -98,59 +51,133 @@ struct Replayer {
         try target.catalog.setStamp(catalog.versionCount, txn)
       }
     }
-    let state = try target.catalog.refresh()
-    let total = trackers.values.reduce(0) { $0 + $1.count }
-    var written = 0
-    for collection in state.all {
-      guard let tracker = trackers[collection.id] else { continue }
-      let survivors = tracker.survivors().map {
-        StoredCollection.RebuiltRow(
-          row: Row(truncatingIfNeeded: $0.row), lsn: $0.lsn, key: collection.keyBytes($0.key))
-      }
-      // One segment per transaction: the rows of one run of `rebuiltSegmentRows` row numbers.
-      var start = 0
-      while start < survivors.count {
-        let segment = StoredCollection.rebuiltSegmentStart(of: survivors[start].row)
-        var end = start
-        while end < survivors.count && StoredCollection.rebuiltSegmentStart(of: survivors[end].row) == segment
-        {
-          end += 1
+    let fingerprints = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress)
+    // A target without its indexes stays marked unfinished: opened, it would answer queries
+    // from empty indexes.
+    if buildsIndexes {
+      try target.environment.write { txn in _ = try txn.delete(target.meta, StoreLayout.incompleteReplayKey) }
+    }
+    return fingerprints
+  }
+
+  /// Copies the events `1 ... last` into the target's log in transactions of
+  /// `eventsPerLogTransaction`, checking every one, and follows them: the collections and
+  /// their schemas, and where each record ends. One batch is decoded on other threads while the
+  /// previous one is followed and appended, which are serial.
+  private func copyLog(
+    through last: UInt64, from snapshot: Snapshot, _ sourceCatalog: CatalogState,
+    progress: (ReplayProgress) -> Void
+  ) throws -> (ReplayCatalog, [UInt32: RowTracker]) {
+    var catalog = ReplayCatalog()
+    var trackers: [UInt32: RowTracker] = [:]
+    var pending: (batch: [(lsn: UInt64, bytes: [UInt8])], decoded: BackgroundWork<[FollowedEvent?]>)?
+    // Not left running past the call, even when a step fails.
+    defer { _ = try? pending?.decoded.value() }
+    var next: UInt64 = 1
+    while next <= last || pending != nil {
+      var upcoming: (batch: [(lsn: UInt64, bytes: [UInt8])], decoded: BackgroundWork<[FollowedEvent?]>)?
+      // A bad event in the next batch stops the copy after this one, as it would without the
+      // overlap: everything before the bad batch is copied.
+      var failure: (any Error)?
+      if next <= last {
+        do {
+          let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
+          let batch = try readBatch(from: next, through: end, snapshot, sourceCatalog)
+          let plans = try DecodingPlans(batch, &catalog)
+          upcoming = (batch, BackgroundWork { try plans.decode(batch) })
+          next = end + 1
+        } catch {
+          failure = error
         }
-        let chunk = Array(survivors[start..<end])
-        try source.readState(snapshot, sourceCatalog) { read in
-          // Computed before the write: a write that outgrows the map runs again, and need not
-          // index the records again.
-          let records = MapPointers(values: try chunk.map { try read.record(at: $0.lsn) })
-          let values = try ParallelMap.map(chunk.count) { index in
-            try collection.values(records.values[index], row: UInt64(chunk[index].row))
+      }
+      if let (batch, decoded) = pending {
+        do {
+          // The catalog may have followed the next batch's schema events already: they add
+          // collections and versions, and this batch's events look only their own up.
+          for followed in try decoded.value() {
+            guard let followed else { continue }
+            let id = try catalog.entry(for: followed.header).id
+            try trackers[id, default: RowTracker()].follow(followed)
           }
+          let isFirst = batch.first?.lsn == 1
           try target.environment.write { txn in
-            try collection.appendRebuilt(chunk, values: values, segment: segment, txn)
+            if isFirst { try target.markReplayIncomplete(txn) }
+            for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
           }
+          progress(ReplayProgress(step: .copyingLog, completed: batch.last?.lsn ?? 0, total: last))
+        } catch {
+          // The next batch's decoding is not left running.
+          _ = try? upcoming?.decoded.value()
+          throw error
         }
-        start = end
-        written += chunk.count
-        progress(ReplayProgress(step: .buildingState, completed: UInt64(written), total: UInt64(total)))
       }
-      try target.environment.write { txn in
-        try collection.finishRebuilt(survivors, nextRow: tracker.nextRow, txn)
+      if let failure { throw failure }
+      pending = upcoming
+    }
+    return (catalog, trackers)
+  }
+
+  /// The events `first ... end`, copied out of the source's map.
+  private func readBatch(
+    from first: UInt64, through end: UInt64, _ snapshot: Snapshot, _ sourceCatalog: CatalogState
+  ) throws -> [(lsn: UInt64, bytes: [UInt8])] {
+    var batch: [(lsn: UInt64, bytes: [UInt8])] = []
+    batch.reserveCapacity(Int(end - first + 1))
+    try source.readState(snapshot, sourceCatalog) { read in
+      try read.forEachEvent(from: first, through: end) { lsn, bytes in
+        batch.append((lsn, Array(bytes)))
+        return true
       }
     }
-    try target.environment.write { txn in _ = try txn.delete(target.meta, StoreLayout.incompleteReplayKey) }
+    return batch
   }
 }
 
-/// The schema and key of each event of a batch, shared with the workers that decode them.
+/// The schema and key of each event of a batch, which the workers that decode it share.
 private struct DecodingPlans: @unchecked Sendable {
   // @unchecked: read-only after it is built; tuples of Sendable values.
   let plans: [(schema: CollectionSchema, key: Field)?]
-}
 
-/// Records of a read transaction, shared with the workers that index them. They point into the
-/// source's map, which stays mapped while the transaction is open — for the whole parallel call,
-/// since the calling thread waits inside it — and nobody writes through them.
-private struct MapPointers: @unchecked Sendable {
-  let values: [UnsafeRawBufferPointer]
+  /// Follows the batch's schema events in `catalog`, in order, since they say how later
+  /// records decode; notes each other event's schema and key.
+  init(_ batch: [(lsn: UInt64, bytes: [UInt8])], _ catalog: inout ReplayCatalog) throws {
+    var plans: [(schema: CollectionSchema, key: Field)?] = []
+    plans.reserveCapacity(batch.count)
+    for (lsn, bytes) in batch {
+      let plan: (CollectionSchema, Field)? = try bytes.withUnsafeBytes { raw in
+        let header = try EventCodec.header(raw, lsn: lsn)
+        if header.kind == .schema {
+          try catalog.follow(schemaEvent: header)
+          return nil
+        }
+        let current = try catalog.entry(for: header).versions.last?.schema
+        guard let current else { return nil }
+        return (try catalog.schema(for: header), current.primaryKey)
+      }
+      plans.append(plan)
+    }
+    self.plans = plans
+  }
+
+  /// Decodes every event of `batch` (checksum, header and record) on every core, not only each
+  /// record's last version: history must read too (as-of queries, diffs, export), and
+  /// verification is where a bad one should come to light.
+  func decode(_ batch: [(lsn: UInt64, bytes: [UInt8])]) throws -> [FollowedEvent?] {
+    try ParallelMap.map(batch.count) { index in
+      try batch[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
+        guard let (schema, keyField) = plans[index] else { return nil }
+        let header = try EventCodec.header(raw, lsn: batch[index].lsn)
+        if header.isUpsert {
+          do {
+            _ = try RecordCodec.decode(header.payload, schema: schema)
+          } catch let error as MalformedBytes {
+            throw StoreError.corruptEvent(lsn: header.lsn, reason: error.description)
+          }
+        }
+        return FollowedEvent(header, key: try header.key(keyField))
+      }
+    }
+  }
 }
 
 /// How far a replay has come: first the log is copied (counted in events), then the state is

@@ -59,50 +59,6 @@ enum StateContent {
     }
   }
 
-  /// Per row of a collection, the wrapping sum of its index entries' hashes: two stores hold the
-  /// same index entries exactly when their fingerprints agree row by row (up to hash collisions),
-  /// and the first row where they do not is the first difference. One word per row, since the
-  /// entries of a trigram visit rows in no cache-friendly order.
-  struct IndexFingerprints: Equatable {
-    private(set) var sums: [UInt64] = []
-    private(set) var entries = 0
-
-    mutating func add(_ hash: UInt64, row: Row) {
-      let index = Int(row)
-      if index >= sums.count {
-        // Rows are dense from 0, so the array grows to the row count and no further.
-        sums.append(contentsOf: repeatElement(0, count: max(index + 1, sums.count * 2, 1024) - sums.count))
-      }
-      // An entry whose hash is 0 still changes its row's sum.
-      sums[index] &+= hash | 1
-      entries += 1
-    }
-
-    /// The sum of every entry's hash (which no order changes).
-    var sum: UInt64 { sums.reduce(0, &+) }
-
-    /// The first row whose entries differ between the two.
-    func firstDifferingRow(from other: Self) -> Row? {
-      for index in 0..<max(sums.count, other.sums.count) {
-        let mine = index < sums.count ? sums[index] : 0
-        let theirs = index < other.sums.count ? other.sums[index] : 0
-        if mine != theirs { return Row(index) }
-      }
-      return nil
-    }
-  }
-
-  /// The fingerprints of every row of `collection`'s index.
-  static func indexFingerprints(of collection: StoredCollection, _ txn: some ReadableTransaction) throws
-    -> IndexFingerprints
-  {
-    var fingerprints = IndexFingerprints()
-    try visitIndexEntries(of: collection, txn, onlyRow: nil) { kind, key, row, positions in
-      fingerprints.add(IndexEntry.hash(kind, key, row, positions), row: row)
-    }
-    return fingerprints
-  }
-
   /// Calls `body` with every index entry of `collection` (in no particular order); `onlyRow`,
   /// when given, limits them to that row.
   static func forEachIndexEntry(
@@ -116,115 +72,164 @@ enum StateContent {
 
   /// Every index entry as the bytes it is read from, valid only during the call: a digest of a
   /// million-record store visits tens of millions of entries, too many to build one each.
-  private static func visitIndexEntries(
+  static func visitIndexEntries(
     of collection: StoredCollection, _ txn: some ReadableTransaction, onlyRow: Row?,
     _ body: (IndexKind, UnsafeRawBufferPointer, Row, UnsafeBufferPointer<UInt32>) throws -> Void
   ) throws {
-    let recent = try RecentRows.load(collection, txn)
-    let directory = try collection.directory(txn)
-    // The keys covering pages carry, summed as (row, key) hashes, against the row table's below.
+    let visit = try IndexVisit(collection, txn, onlyRow: onlyRow)
+    var scratch = IndexVisit.Scratch()
     var coveredKeys: UInt64 = 0
-    let shadowed = Set(recent.rows)
+    try txn.withCursor(collection.databases.index) { cursor in
+      var entry = try cursor.first()
+      while let page = entry {
+        coveredKeys &+= try visit.visitPage(key: page.key, value: page.value, &scratch, body)
+        entry = try cursor.next()
+      }
+    }
+    try visit.finish(coveredKeys: coveredKeys, txn, body)
+  }
+
+  /// One visit of a collection's index entries: the pages, one by one (on any thread, in any
+  /// order), then the recent rows and the check of the keys the pages carry.
+  struct IndexVisit {
+    let collection: StoredCollection
+    let recent: RecentRows
+    let coversKeys: Bool
+    let onlyRow: Row?
+    /// Rows a recent entry holds: their entries in pages are stale.
+    let shadowed: Set<Row>
+
+    init(_ collection: StoredCollection, _ txn: some ReadableTransaction, onlyRow: Row?) throws {
+      self.collection = collection
+      recent = try RecentRows.load(collection, txn)
+      coversKeys = try collection.directory(txn).coversKeys
+      self.onlyRow = onlyRow
+      shadowed = Set(recent.rows)
+    }
+
+    /// Buffers one page's decoding reuses.
+    struct Scratch {
+      var key: [UInt8] = []
+      var rows: [Row] = []
+      var bounds: [Int] = []
+      var positions: [UInt32] = []
+    }
+
     func isVisited(_ row: Row) -> Bool {
       (onlyRow == nil || onlyRow == row) && (shadowed.isEmpty || !shadowed.contains(row))
     }
-    // Term and ordered entries have no positions.
-    let none = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
-    var key: [UInt8] = []
-    var rows: [Row] = []
-    var bounds: [Int] = []
-    var positions: [UInt32] = []
-    do {
-      try txn.withCursor(collection.databases.index) { cursor in
-        var entry = try cursor.first()
-        while let page = entry {
-          guard IndexPageKey.isWellFormed(page.key), let kind = IndexPageKey.kind(of: page.key) else {
-            throw PageDamage("a page key of \(page.key.count) bytes")
-          }
-          let segment = IndexPageKey.segment(of: page.key)
-          switch kind {
-          case .trigram, .term:
-            let positional = kind == .trigram
-            let view = try PostingPage.View(page.value, positional: positional)
-            for index in 0..<view.count {
-              let part = try view.entry(index)
-              rows.removeAll(keepingCapacity: true)
-              bounds.removeAll(keepingCapacity: true)
-              bounds.append(0)
-              positions.removeAll(keepingCapacity: true)
-              try PostingPage.decode(
-                part, segment: segment, positional: positional, rows: &rows, bounds: &bounds,
-                positions: &positions)
-              try positions.withUnsafeBufferPointer { all in
-                for (index, row) in rows.enumerated() where isVisited(row) {
-                  let own =
-                    positional
-                    ? UnsafeBufferPointer(rebasing: all[bounds[index]..<bounds[index + 1]])
-                    : none
-                  try body(kind, part.key, row, own)
-                }
-              }
-            }
-          case .ordered:
-            let width = page.key.count - IndexPageKey.headerSize - IndexPageKey.rowSize - 1
-            let slot = page.key[IndexPageKey.headerSize]
-            var reader = try OrderedPage.Reader(
-              pageKey: page.key, value: page.value, width: width, coversKeys: directory.coversKeys)
-            while let entry = try reader.next() {
-              let (value, row) = (entry.key, entry.row)
-              guard isVisited(row) else { continue }
-              coveredKeys &+= coverHash(row, entry.id)
-              key.removeAll(keepingCapacity: true)
-              key.append(slot)
-              value.append(to: &key, width: width)
-              try key.withUnsafeBytes {
-                try body(.ordered, $0, row, none)
-              }
+
+    /// Calls `body` with the entries of one page of the index; returns the sum of the (row, key)
+    /// hashes of the keys its ordered entries carry.
+    func visitPage(
+      key pageKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, _ scratch: inout Scratch,
+      _ body: (IndexKind, UnsafeRawBufferPointer, Row, UnsafeBufferPointer<UInt32>) throws -> Void
+    ) throws -> UInt64 {
+      do {
+        return try visit(pageKey, value, &scratch, body)
+      } catch let damage as PageDamage {
+        throw collection.damaged("the index", damage)
+      }
+    }
+
+    private func visit(
+      _ pageKey: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ scratch: inout Scratch,
+      _ body: (IndexKind, UnsafeRawBufferPointer, Row, UnsafeBufferPointer<UInt32>) throws -> Void
+    ) throws -> UInt64 {
+      guard IndexPageKey.isWellFormed(pageKey), let kind = IndexPageKey.kind(of: pageKey) else {
+        throw PageDamage("a page key of \(pageKey.count) bytes")
+      }
+      let segment = IndexPageKey.segment(of: pageKey)
+      var coveredKeys: UInt64 = 0
+      switch kind {
+      case .trigram, .term:
+        let positional = kind == .trigram
+        let view = try PostingPage.View(value, positional: positional)
+        for index in 0..<view.count {
+          let part = try view.entry(index)
+          scratch.rows.removeAll(keepingCapacity: true)
+          scratch.bounds.removeAll(keepingCapacity: true)
+          scratch.bounds.append(0)
+          scratch.positions.removeAll(keepingCapacity: true)
+          try PostingPage.decode(
+            part, segment: segment, positional: positional, rows: &scratch.rows, bounds: &scratch.bounds,
+            positions: &scratch.positions)
+          let (rows, bounds) = (scratch.rows, scratch.bounds)
+          try scratch.positions.withUnsafeBufferPointer { all in
+            for (index, row) in rows.enumerated() where isVisited(row) {
+              let own =
+                positional
+                ? UnsafeBufferPointer(rebasing: all[bounds[index]..<bounds[index + 1]])
+                : UnsafeBufferPointer(start: nil, count: 0)
+              try body(kind, part.key, row, own)
             }
           }
-          entry = try cursor.next()
+        }
+      case .ordered:
+        let width = pageKey.count - IndexPageKey.headerSize - IndexPageKey.rowSize - 1
+        let slot = pageKey[IndexPageKey.headerSize]
+        var reader = try OrderedPage.Reader(
+          pageKey: pageKey, value: value, width: width, coversKeys: coversKeys)
+        while let entry = try reader.next() {
+          guard isVisited(entry.row) else { continue }
+          coveredKeys &+= StateContent.coverHash(entry.row, entry.id)
+          scratch.key.removeAll(keepingCapacity: true)
+          scratch.key.append(slot)
+          entry.key.append(to: &scratch.key, width: width)
+          try scratch.key.withUnsafeBytes {
+            try body(.ordered, $0, entry.row, UnsafeBufferPointer(start: nil, count: 0))
+          }
         }
       }
-    } catch let damage as PageDamage {
-      throw collection.damaged("the index", damage)
+      return coveredKeys
     }
-    if directory.coversKeys && onlyRow == nil {
-      try checkCoveredKeys(coveredKeys, of: collection, shadowed: shadowed, txn)
-    }
-    let width = collection.orderedWidths
-    for (row, view) in zip(recent.rows, recent.entries) where !view.isDeleted {
-      guard onlyRow == nil || onlyRow == row else { continue }
-      // What the recent row holds: its codes (with the positions its record gives them, since it
-      // keeps none), terms and ordered values. A code, term or value it lacks or holds wrongly
-      // reads differently from the entries a replay builds.
-      let record = try collection.entries(
-        of: try collection.record(at: UInt64(row), lsn: view.lsn, txn), row: UInt64(row))
-      var codePositions: [UInt32: [UInt32]] = [:]
-      for posting in record.trigrams {
-        codePositions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(
-          UInt32(truncatingIfNeeded: posting))
+
+    /// Checks `coveredKeys`, the pages' sum, against the row table, and calls `body` with the
+    /// entries of the recent rows.
+    func finish(
+      coveredKeys: UInt64, _ txn: some ReadableTransaction,
+      _ body: (IndexKind, UnsafeRawBufferPointer, Row, UnsafeBufferPointer<UInt32>) throws -> Void
+    ) throws {
+      if coversKeys && onlyRow == nil {
+        try StateContent.checkCoveredKeys(coveredKeys, of: collection, shadowed: shadowed, txn)
       }
-      for index in 0..<view.trigramCount {
-        let code = view.code(index)
-        try IndexKeys.trigramPrefix(code).withUnsafeBytes { key in
-          try (codePositions[code] ?? []).withUnsafeBufferPointer { try body(.trigram, key, row, $0) }
+      let none = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+      var key: [UInt8] = []
+      let width = collection.orderedWidths
+      for (row, view) in zip(recent.rows, recent.entries) where !view.isDeleted {
+        guard onlyRow == nil || onlyRow == row else { continue }
+        // What the recent row holds: its codes (with the positions its record gives them, since it
+        // keeps none), terms and ordered values. A code, term or value it lacks or holds wrongly
+        // reads differently from the entries a replay builds.
+        let record = try collection.entries(
+          of: try collection.record(at: UInt64(row), lsn: view.lsn, txn), row: UInt64(row))
+        var codePositions: [UInt32: [UInt32]] = [:]
+        for posting in record.trigrams {
+          codePositions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(
+            UInt32(truncatingIfNeeded: posting))
         }
-      }
-      try view.forEachTerm { term in
-        try body(.term, UnsafeRawBufferPointer(term), row, none)
-      }
-      for index in 0..<view.orderedCount {
-        let slot = view.orderedField(index)
-        guard let value = view.orderedKey(field: slot) else { continue }
-        key.removeAll(keepingCapacity: true)
-        key.append(slot)
-        value.append(to: &key, width: width(slot))
-        try key.withUnsafeBytes { try body(.ordered, $0, row, none) }
+        for index in 0..<view.trigramCount {
+          let code = view.code(index)
+          try IndexKeys.trigramPrefix(code).withUnsafeBytes { key in
+            try (codePositions[code] ?? []).withUnsafeBufferPointer { try body(.trigram, key, row, $0) }
+          }
+        }
+        try view.forEachTerm { term in
+          try body(.term, UnsafeRawBufferPointer(term), row, none)
+        }
+        for index in 0..<view.orderedCount {
+          let slot = view.orderedField(index)
+          guard let value = view.orderedKey(field: slot) else { continue }
+          key.removeAll(keepingCapacity: true)
+          key.append(slot)
+          value.append(to: &key, width: width(slot))
+          try key.withUnsafeBytes { try body(.ordered, $0, row, none) }
+        }
       }
     }
   }
 
-  private static func coverHash(_ row: Row, _ id: Int64) -> UInt64 {
+  static func coverHash(_ row: Row, _ id: Int64) -> UInt64 {
     var hasher = DigestHasher()
     hasher.combine(UInt64(row))
     hasher.combine(UInt64(bitPattern: id))
@@ -235,7 +240,7 @@ enum StateContent {
   /// recent entry) against the row table: each such row files one entry per ordered field, each
   /// with the row's key. Entries are otherwise read as (field, value, row) alone, so without
   /// this a wrong key in a page would reach `ids()` unseen by verify.
-  private static func checkCoveredKeys(
+  static func checkCoveredKeys(
     _ sum: UInt64, of collection: StoredCollection, shadowed: Set<Row>, _ txn: some ReadableTransaction
   ) throws {
     let perRow = UInt64(collection.schema.fields.filter { $0.indexes.contains(.ordered) }.count)

@@ -87,8 +87,13 @@ extension Store {
 
   /// The digest of every table of the store as `txn` sees it, read by content (`StateContent`):
   /// the log, `meta` (without the segment directories, which are layout), the catalog, and each
-  /// collection's keys, rows and index.
-  func digest(_ txn: some ReadableTransaction, _ state: CatalogState) throws -> StateDigest {
+  /// collection's keys, rows and index. `indexFingerprints`, when given, stands for the indexes
+  /// (by collection id; a collection missing from it has no entries): a store replayed without
+  /// them (`Replayer.buildsIndexes`) digests as the store replayed with them.
+  func digest(
+    _ txn: some ReadableTransaction, _ state: CatalogState,
+    indexFingerprints: [UInt32: StateContent.IndexFingerprints]? = nil
+  ) throws -> StateDigest {
     var databases: [String: StateDigest.DatabaseDigest] = [:]
     for table in tables(state) {
       var hasher = DigestHasher()
@@ -115,7 +120,9 @@ extension Store {
         }
       case .index(let collection):
         // Entries come in no order: their hashes are summed, which no order changes.
-        let fingerprints = try StateContent.indexFingerprints(of: collection, txn)
+        let fingerprints =
+          try indexFingerprints.map { $0[collection.id] ?? .init() }
+          ?? StateContent.indexFingerprints(of: collection, txn)
         entries = fingerprints.entries
         hasher.combine(fingerprints.sum)
       }

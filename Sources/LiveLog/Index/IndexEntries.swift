@@ -20,31 +20,48 @@ struct IndexEntries: Equatable, Sendable {
 
   /// The entries for the indexes of `fields` only.
   init(_ values: [FieldValue], fields: [Field]) {
-    for field in fields where !field.indexes.isEmpty {
-      let value = field.position < values.count ? values[field.position] : .null
-      if field.indexes.contains(.substring), case .string(let text) = value {
-        TrigramPostings.append(text, field: field.position) { trigrams.append($0) }
-      }
-      if field.indexes.contains(.equality) { IndexEntries.appendTerms(of: value, field: field, to: &terms) }
-      if field.indexes.contains(.ordered) {
-        ordered.append(
-          OrderedEntry(
-            field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
-            width: OrderedKey.width(of: field.type)))
-      }
-    }
+    var trigrams: [UInt64] = []
+    var terms: [[UInt8]] = []
+    var ordered: [OrderedEntry] = []
+    var scratch: [UInt8] = []
+    Self.forEach(
+      in: values, fields: fields, scratch: &scratch, trigram: { trigrams.append($0) },
+      term: { terms.append(Array($0)) }, ordered: { ordered.append($0) })
     trigrams.sort()
     // Most records file one term per field, already in field order; lists may repeat a value.
     if !terms.indices.dropFirst().allSatisfy({ TextMatching.compare(terms[$0 - 1], terms[$0]) < 0 }) {
       terms.sort { TextMatching.compare($0, $1) < 0 }
       terms = terms.indices.compactMap { $0 > 0 && terms[$0 - 1] == terms[$0] ? nil : terms[$0] }
     }
+    self.trigrams = trigrams
+    self.terms = terms
+    self.ordered = ordered
   }
 
-  /// The equality prefixes of one field's value (each element of a list).
-  static func appendTerms(of value: FieldValue, field: Field, to terms: inout [[UInt8]]) {
-    var scratch: [UInt8] = []
-    IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch) { terms.append(Array($0)) }
+  /// Calls `trigram`, `term` and `ordered` with what the indexes of `fields` file for a record
+  /// whose values (by slot) are `values`: trigram postings field by field, each field's in the
+  /// order of its text; terms as `IndexKeys.forEachTerm` gives them (a list may give one twice),
+  /// through `scratch`; one value per ordered field, with row 0. `IndexEntries` and the
+  /// fingerprints a verification computes (`StateContent.fingerprint`) both list entries here.
+  static func forEach(
+    in values: [FieldValue], fields: [Field], scratch: inout [UInt8], trigram: (UInt64) -> Void,
+    term: (UnsafeRawBufferPointer) -> Void, ordered: (OrderedEntry) -> Void
+  ) {
+    for field in fields where !field.indexes.isEmpty {
+      let value = field.position < values.count ? values[field.position] : .null
+      if field.indexes.contains(.substring), case .string(let text) = value {
+        TrigramPostings.append(text, field: field.position, trigram)
+      }
+      if field.indexes.contains(.equality) {
+        IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch, term)
+      }
+      if field.indexes.contains(.ordered) {
+        ordered(
+          OrderedEntry(
+            field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
+            width: OrderedKey.width(of: field.type)))
+      }
+    }
   }
 
   /// The distinct trigram codes, ascending.

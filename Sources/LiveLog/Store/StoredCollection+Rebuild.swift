@@ -20,22 +20,42 @@ extension StoredCollection {
     (row - 1) / rebuiltSegmentRows * rebuiltSegmentRows + 1
   }
 
+  /// The pages of the rebuilt segment that starts at `segment`, holding the index entries of
+  /// `rows` (ascending) whose values are `values(i)`. Computed apart from any transaction, on
+  /// up to two cores, so that a replay lays out one segment while it writes the previous one.
+  static func rebuiltPages(
+    schema: CollectionSchema, rows: [Row], segment: Row, coversKeys: Bool,
+    values: @Sendable (Int) throws -> [FieldValue]
+  ) throws -> [(key: [UInt8], value: [UInt8])] {
+    let parts = try SegmentBuilder.build(schema: schema, rows: rows, values: values)
+    return SegmentBuilder.pages(parts, segment: segment, coversKeys: coversKeys)
+  }
+
   /// Appends `rows` (ascending, past every row written before, all of the rebuilt segment that
-  /// starts at `segment`), whose records' values are `values`, to the row table and the index,
-  /// and the segment to the directory.
+  /// starts at `segment`) to the row table, their index pages `pages` (`rebuiltPages`, laid out
+  /// with `coversKeys`) to the index, and the segment to the directory.
   func appendRebuilt(
-    _ rows: [RebuiltRow], values: [[FieldValue]], segment: Row, _ txn: WriteTransaction
+    _ rows: [RebuiltRow], pages: [(key: [UInt8], value: [UInt8])], segment: Row, coversKeys: Bool,
+    _ txn: WriteTransaction
   ) throws {
     guard let last = rows.last else { return }
     var directory = try self.directory(txn)
     directory.begin(for: schema)
-    let parts = try SegmentBuilder.build(schema: schema, rows: rows.map(\.row)) { values[$0] }
-    for (key, value) in SegmentBuilder.pages(parts, segment: segment, coversKeys: directory.coversKeys) {
+    precondition(
+      directory.coversKeys == coversKeys, "a segment's pages were laid out for another directory")
+    for (key, value) in pages {
       try txn.put(databases.index, key, value, flags: .append)
     }
     directory.starts.append(segment)
     directory.end = last.row + 1
     try directory.write(name, meta: meta, txn)
+    try appendRebuiltRows(rows, txn)
+  }
+
+  /// Appends `rows` (ascending, past every row written before) to the row table alone: a state
+  /// written without its indexes, whose index a verification fingerprints from the records
+  /// instead (`Replayer.buildsIndexes`).
+  func appendRebuiltRows(_ rows: [RebuiltRow], _ txn: WriteTransaction) throws {
     try rowTable.apply(
       rows.map { RowTable.Change(row: $0.row, lsn: $0.lsn, key: $0.key, isRemoval: false) }, txn)
   }
@@ -98,8 +118,10 @@ extension StoredCollection {
       let values = try chunk.map { row in
         try self.values(try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row))
       }
-      let parts = try SegmentBuilder.build(schema: schema, rows: chunk.map(\.row)) { values[$0] }
-      for (key, value) in SegmentBuilder.pages(parts, segment: segment, coversKeys: directory.coversKeys) {
+      let pages = try Self.rebuiltPages(
+        schema: schema, rows: chunk.map(\.row), segment: segment, coversKeys: directory.coversKeys
+      ) { values[$0] }
+      for (key, value) in pages {
         try txn.put(databases.index, key, value, flags: .append)
       }
       directory.starts.append(segment)

@@ -4,18 +4,26 @@ import Foundation
 /// Work spread over every core for pure computations on many independent items, such as decoding
 /// and indexing the records of a replay.
 enum ParallelMap {
-  /// `body(0) ..< body(count)`, in order, computed by up to one worker per core, each over a
-  /// contiguous range of at least `minimumPerWorker` items. The first error, by index, is thrown.
+  /// `body(0) ..< body(count)`, in order, computed on every core, over contiguous parts of at
+  /// least `minimumPerWorker` items (`parts`). The first error, by index, is thrown.
   static func map<Value>(
     _ count: Int, minimumPerWorker: Int = 1_024, _ body: @Sendable (Int) throws -> Value
   ) throws -> [Value] {
-    let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / max(1, minimumPerWorker)))
+    let parts = parts(count, minimum: minimumPerWorker)
     let slots = Slots<Result<Value, any Error>>(count: count)
-    DispatchQueue.concurrentPerform(iterations: workers) { worker in
-      let range = (count * worker / workers)..<(count * (worker + 1) / workers)
+    DispatchQueue.concurrentPerform(iterations: parts) { part in
+      let range = (count * part / parts)..<(count * (part + 1) / parts)
       for index in range { slots.set(index, Result { try body(index) }) }
     }
     return try slots.values().map { try $0.get() }
+  }
+
+  /// How many contiguous parts `count` items are split into: a few per core, taken by the cores
+  /// as they come free, so that a core slowed by other work (another thread of the process,
+  /// another process) leaves its parts to the others rather than holding everyone up; none of
+  /// fewer than `minimum` items.
+  static func parts(_ count: Int, minimum: Int) -> Int {
+    max(1, min(4 * ProcessInfo.processInfo.activeProcessorCount, count / max(1, minimum)))
   }
 }
 

@@ -1,0 +1,140 @@
+import LMDB
+
+/// The second half of a replay: each collection's surviving records written into the target,
+/// in row order, one segment of `StoredCollection.rebuiltSegmentRows` row numbers per write
+/// transaction.
+extension Replayer {
+  /// Writes the state of the records `trackers` followed (by collection id), reading them from
+  /// the source as of `snapshot`. Returns the index fingerprints when `buildsIndexes` is false.
+  func writeState(
+    of trackers: [UInt32: RowTracker], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
+    progress: (ReplayProgress) -> Void
+  ) throws -> [UInt32: StateContent.IndexFingerprints] {
+    let state = try target.catalog.refresh()
+    let total = UInt64(trackers.values.reduce(0) { $0 + $1.count })
+    var written: UInt64 = 0
+    var fingerprints: [UInt32: StateContent.IndexFingerprints] = [:]
+    func advance(by rows: Int) {
+      written += UInt64(rows)
+      progress(ReplayProgress(step: .buildingState, completed: written, total: total))
+    }
+    for collection in state.all {
+      guard let tracker = trackers[collection.id] else { continue }
+      let survivors = tracker.survivors().map {
+        StoredCollection.RebuiltRow(
+          row: Row(truncatingIfNeeded: $0.row), lsn: $0.lsn, key: collection.keyBytes($0.key))
+      }
+      let segments = Self.segments(of: survivors)
+      if buildsIndexes {
+        try writeIndexed(collection, survivors, segments, from: snapshot, sourceCatalog, done: advance)
+      } else {
+        fingerprints[collection.id] = try writeFingerprinted(
+          collection, survivors, segments, from: snapshot, sourceCatalog, done: advance)
+      }
+      try target.environment.write { txn in
+        try collection.finishRebuilt(survivors, nextRow: tracker.nextRow, txn)
+      }
+    }
+    return fingerprints
+  }
+
+  /// The runs of `survivors` (ascending rows) that fall in one rebuilt segment each, with the
+  /// segment's first row.
+  private static func segments(of survivors: [StoredCollection.RebuiltRow]) -> [(
+    rows: Range<Int>, start: Row
+  )] {
+    var segments: [(rows: Range<Int>, start: Row)] = []
+    var start = 0
+    while start < survivors.count {
+      let segment = StoredCollection.rebuiltSegmentStart(of: survivors[start].row)
+      var end = start
+      while end < survivors.count && StoredCollection.rebuiltSegmentStart(of: survivors[end].row) == segment {
+        end += 1
+      }
+      segments.append((start..<end, segment))
+      start = end
+    }
+    return segments
+  }
+
+  /// Writes the rows and index pages of each segment. A segment's pages are laid out on other
+  /// threads while the previous segment is written, so that the write, which has one thread,
+  /// leaves no core idle; the layout happens before its write transaction, which may run again
+  /// when it outgrows the map.
+  private func writeIndexed(
+    _ collection: StoredCollection, _ survivors: [StoredCollection.RebuiltRow],
+    _ segments: [(rows: Range<Int>, start: Row)], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
+    done: (_ rows: Int) -> Void
+  ) throws {
+    var directory = try target.environment.read { try collection.directory($0) }
+    directory.begin(for: collection.schema)
+    let coversKeys = directory.coversKeys
+    let source = self.source
+    func layOut(_ segment: Int) -> BackgroundWork<[(key: [UInt8], value: [UInt8])]> {
+      let chunk = Array(survivors[segments[segment].rows])
+      let start = segments[segment].start
+      return BackgroundWork {
+        // The records are read inside the work's own read: they point into the source's map.
+        try source.readState(snapshot, sourceCatalog) { read in
+          let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
+          let values = try ParallelMap.map(chunk.count) { index in
+            try collection.values(records.value[index], row: UInt64(chunk[index].row))
+          }
+          return try StoredCollection.rebuiltPages(
+            schema: collection.schema, rows: chunk.map(\.row), segment: start, coversKeys: coversKeys
+          ) { values[$0] }
+        }
+      }
+    }
+    var next = segments.isEmpty ? nil : layOut(0)
+    // Not left running past the call, even when a write fails.
+    defer { _ = try? next?.value() }
+    for segment in segments.indices {
+      guard let work = next else { break }
+      let pages = try work.value()
+      next = segment + 1 < segments.count ? layOut(segment + 1) : nil
+      let chunk = Array(survivors[segments[segment].rows])
+      try target.environment.write { txn in
+        try collection.appendRebuilt(
+          chunk, pages: pages, segment: segments[segment].start, coversKeys: coversKeys, txn)
+      }
+      done(chunk.count)
+    }
+  }
+
+  /// Writes the rows of each segment alone, and returns the fingerprints of the index entries
+  /// their records would file (`buildsIndexes` false).
+  private func writeFingerprinted(
+    _ collection: StoredCollection, _ survivors: [StoredCollection.RebuiltRow],
+    _ segments: [(rows: Range<Int>, start: Row)], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
+    done: (_ rows: Int) -> Void
+  ) throws -> StateContent.IndexFingerprints {
+    var fingerprints = StateContent.IndexFingerprints()
+    for segment in segments.indices {
+      let chunk = Array(survivors[segments[segment].rows])
+      let shares = try source.readState(snapshot, sourceCatalog) { read in
+        let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
+        // Each part of the rows summed on its own: fingerprints are sums.
+        let parts = ParallelMap.parts(chunk.count, minimum: 1_024)
+        return try ParallelMap.map(parts, minimumPerWorker: 1) { part in
+          var share: [(row: Row, sum: UInt64, entries: Int)] = []
+          var scratch = StateContent.FingerprintScratch()
+          for index in (chunk.count * part / parts)..<(chunk.count * (part + 1) / parts) {
+            let row = chunk[index].row
+            let values = try collection.values(records.value[index], row: UInt64(row))
+            let (sum, count) = StateContent.fingerprint(
+              of: values, fields: collection.schema.fields, row: row, &scratch)
+            share.append((row, sum, count))
+          }
+          return share
+        }
+      }
+      for share in shares {
+        for (row, sum, entries) in share { fingerprints.add(sum: sum, entries: entries, row: row) }
+      }
+      try target.environment.write { txn in try collection.appendRebuiltRows(chunk, txn) }
+      done(chunk.count)
+    }
+    return fingerprints
+  }
+}

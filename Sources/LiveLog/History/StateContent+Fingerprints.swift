@@ -1,0 +1,185 @@
+import Foundation
+import LMDB
+
+extension StateContent {
+  /// Per row of a collection, the wrapping sum of its index entries' hashes: two stores hold the
+  /// same index entries exactly when their fingerprints agree row by row (up to hash collisions),
+  /// and the first row where they do not is the first difference. One word per row, since the
+  /// entries of a trigram visit rows in no cache-friendly order.
+  struct IndexFingerprints: Sendable {
+    /// The sums of rows `base ..< base + sums.count`: a part of an index read on its own
+    /// (`indexFingerprints`) starts at its first segment, so that the parts' arrays together are
+    /// about as long as the rows, not one each.
+    private var sums: [UInt64] = []
+    private var base = 0
+    private(set) var entries = 0
+
+    /// Fingerprints of no entries, of rows from `base` on (or below, which costs a copy).
+    init(base: Row = 0) { self.base = Int(base) }
+
+    mutating func add(_ hash: UInt64, row: Row) {
+      // An entry whose hash is 0 still changes its row's sum.
+      add(sum: hash | 1, entries: 1, row: row)
+    }
+
+    /// Adds `entries` entries of `row` whose hashes (each with its low bit set, as `add` sets it)
+    /// sum to `sum`.
+    mutating func add(sum: UInt64, entries: Int, row: Row) {
+      var index = Int(row) - base
+      if index < 0 {
+        // Only from a damaged page (rows lie at or past their segment's start): still counted.
+        sums.insert(contentsOf: repeatElement(0, count: -index), at: 0)
+        base = Int(row)
+        index = 0
+      }
+      if index >= sums.count {
+        // Rows are dense, so the array grows to the row count and no further.
+        sums.append(contentsOf: repeatElement(0, count: max(index + 1, sums.count * 2, 1024) - sums.count))
+      }
+      sums[index] &+= sum
+      self.entries += entries
+    }
+
+    /// Adds `other`'s entries: the fingerprints of both sets of entries together.
+    mutating func merge(_ other: IndexFingerprints) {
+      for (index, sum) in other.sums.enumerated() where sum != 0 {
+        add(sum: sum, entries: 0, row: Row(other.base + index))
+      }
+      entries += other.entries
+    }
+
+    /// The sum of the hashes of `row`'s entries.
+    func sum(ofRow row: Int) -> UInt64 {
+      row >= base && row - base < sums.count ? sums[row - base] : 0
+    }
+
+    /// The sum of every entry's hash (which no order changes).
+    var sum: UInt64 { sums.reduce(0, &+) }
+
+    /// The first row whose entries differ between the two.
+    func firstDifferingRow(from other: Self) -> Row? {
+      let start = min(base, other.base)
+      let end = max(base + sums.count, other.base + other.sums.count)
+      for row in start..<max(start, end) where sum(ofRow: row) != other.sum(ofRow: row) {
+        return Row(row)
+      }
+      return nil
+    }
+  }
+
+  /// The fingerprints of every row of `collection`'s index. The pages are read on every core,
+  /// each part summed on its own; fingerprints are sums, so the parts add up to the whole.
+  static func indexFingerprints(of collection: StoredCollection, _ txn: some ReadableTransaction) throws
+    -> IndexFingerprints
+  {
+    let visit = try IndexVisit(collection, txn, onlyRow: nil)
+    var pages: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+    try txn.withCursor(collection.databases.index) { cursor in
+      var entry = try cursor.first()
+      while let page = entry {
+        pages.append((page.key, page.value))
+        entry = try cursor.next()
+      }
+    }
+    let shared = MapShared((visit: visit, pages: pages))
+    let parts = ParallelMap.parts(pages.count, minimum: 64)
+    let shares = try ParallelMap.map(parts, minimumPerWorker: 1) { part in
+      let (visit, pages) = shared.value
+      let first = pages.count * part / parts
+      var fingerprints = IndexFingerprints(
+        base: first < pages.count && IndexPageKey.isWellFormed(pages[first].key)
+          ? IndexPageKey.segment(of: pages[first].key) : 0)
+      var scratch = IndexVisit.Scratch()
+      var coveredKeys: UInt64 = 0
+      for index in (pages.count * part / parts)..<(pages.count * (part + 1) / parts) {
+        coveredKeys &+= try visit.visitPage(key: pages[index].key, value: pages[index].value, &scratch) {
+          kind, key, row, positions in
+          fingerprints.add(IndexEntry.hash(kind, key, row, positions), row: row)
+        }
+      }
+      return (fingerprints, coveredKeys)
+    }
+    var fingerprints = IndexFingerprints()
+    var coveredKeys: UInt64 = 0
+    for (share, covered) in shares {
+      fingerprints.merge(share)
+      coveredKeys &+= covered
+    }
+    try visit.finish(coveredKeys: coveredKeys, txn) { kind, key, row, positions in
+      fingerprints.add(IndexEntry.hash(kind, key, row, positions), row: row)
+    }
+    return fingerprints
+  }
+
+  /// Buffers `fingerprint(of:fields:row:_:)` reuses from one record to the next.
+  struct FingerprintScratch {
+    var trigrams: [UInt64] = []
+    var positions: [UInt32] = []
+    var terms: [UInt64] = []
+    var term: [UInt8] = []
+    var key: [UInt8] = []
+  }
+
+  /// The sum of the hashes (as `IndexFingerprints.add` counts them) of the entries an index
+  /// built from a record whose values (by slot) are `values` holds for it at `row`, for the
+  /// indexes of `fields`, and their number: one per trigram code with all its positions, one
+  /// per distinct term, one per ordered value. What `indexFingerprints` reads for that row,
+  /// computed without building the index.
+  static func fingerprint(
+    of values: [FieldValue], fields: [Field], row: Row, _ scratch: inout FingerprintScratch
+  ) -> (sum: UInt64, entries: Int) {
+    let none = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+    var sum: UInt64 = 0
+    var count = 0
+    // The buffers taken out of `scratch` while the closures fill them, and put back after.
+    var trigrams: [UInt64] = []
+    var terms: [UInt64] = []
+    var key: [UInt8] = []
+    swap(&trigrams, &scratch.trigrams)
+    swap(&terms, &scratch.terms)
+    swap(&key, &scratch.key)
+    defer {
+      swap(&trigrams, &scratch.trigrams)
+      swap(&terms, &scratch.terms)
+      swap(&key, &scratch.key)
+    }
+    trigrams.removeAll(keepingCapacity: true)
+    terms.removeAll(keepingCapacity: true)
+    IndexEntries.forEach(
+      in: values, fields: fields, scratch: &scratch.term,
+      trigram: { trigrams.append($0) },
+      // A term's hash covers its bytes, so equal hashes are a repeated term (a list's).
+      term: { terms.append(IndexEntry.hash(.term, $0, row, none) | 1) },
+      ordered: { entry in
+        key.removeAll(keepingCapacity: true)
+        key.append(entry.field)
+        entry.key.append(to: &key, width: Int(entry.width))
+        sum &+= key.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, none) } | 1
+        count += 1
+      })
+    terms.sort()
+    for (index, hash) in terms.enumerated() where index == 0 || terms[index - 1] != hash {
+      sum &+= hash
+      count += 1
+    }
+    // A code's positions, ascending, make one entry.
+    trigrams.sort()
+    var start = 0
+    while start < trigrams.count {
+      let code = UInt32(truncatingIfNeeded: trigrams[start] >> 32)
+      scratch.positions.removeAll(keepingCapacity: true)
+      var end = start
+      while end < trigrams.count && UInt32(truncatingIfNeeded: trigrams[end] >> 32) == code {
+        scratch.positions.append(UInt32(truncatingIfNeeded: trigrams[end]))
+        end += 1
+      }
+      sum &+=
+        IndexKeys.trigramPrefix(code).withUnsafeBytes { key in
+          scratch.positions.withUnsafeBufferPointer { IndexEntry.hash(.trigram, key, row, $0) }
+        } | 1
+      count += 1
+      start = end
+    }
+    return (sum, count)
+  }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import LMDB
+import Testing
+
+@testable import LiveLog
+
+/// `verify` replays into a scratch store without its indexes and fingerprints what they would
+/// hold from the records (`Replayer.buildsIndexes`). These check that shortcut against the
+/// indexes themselves, read back from pages and recent rows, and that a damaged index is still
+/// found and named.
+@Suite struct VerifyTests {
+  /// A store of both kinds of keys and every index kind: repositories (integer keys, covering
+  /// ordered pages) and the generated collection (string keys, lists, dates, doubles, text that
+  /// folds unusually); large commits (segments), small ones (recent rows), updates, deletes and
+  /// re-inserts; and a collection whose records were all deleted.
+  static func mixedStore(in directory: TemporaryDirectory, seed: UInt64) throws -> Store {
+    var options = StoreOptions()
+    options.durability = .noSync
+    options.recentCapacity = 30
+    let store = try Store(directory: directory.child("live"), options: options)
+    var random = SplitMix64(seed: seed)
+    let repositories = Array(QueryFixture.shared.repositories.prefix(1_200))
+    try store.write(repositories.prefix(700).map(Mutation.upsert))
+    for repository in repositories[700...] where random.next() % 4 == 0 {
+      try store.write([.upsert(repository)])
+    }
+    try store.createCollection(GeneratedCollection.schema)
+    let things = GeneratedCollection.records(count: 800, seed: seed)
+    func thing(_ values: [FieldValue]) -> Mutation {
+      .upsert(RecordValues(schema: GeneratedCollection.schema, values: values))
+    }
+    try store.write(things.prefix(600).map(thing))
+    for round in 0..<40 {
+      let index = Int(random.next() % 600)
+      switch random.next() % 4 {
+      case 0:
+        try store.write([
+          .delete(from: GeneratedCollection.schema, key: try #require(PrimaryKey(things[index][0])))
+        ])
+      case 1:
+        try store.write([thing(things[index])])
+      case 2:
+        var values = GeneratedCollection.record(index, &random)
+        values[0] = things[index][0]
+        try store.write([thing(values)])
+      default:
+        var changed = repositories[index]
+        changed.stargazersCount = Int64(round)
+        changed.description = round % 2 == 0 ? nil : "Ünïcode \(round) ſtar"
+        try store.write([.upsert(changed)])
+      }
+    }
+    try store.write([.delete(id: repositories[3].id), .delete(id: repositories[700].id)])
+    let gone = CollectionSchema(name: "gone", primaryKey: "key", fields: GeneratedCollection.schema.fields)
+    try store.createCollection(gone)
+    let goneRecords = GeneratedCollection.records(count: 20, seed: seed + 1)
+    try store.write(
+      goneRecords.map { .upsert(RecordValues(schema: gone, values: $0)) })
+    try store.write(try goneRecords.map { .delete(from: gone, key: try #require(PrimaryKey($0[0]))) })
+    return store
+  }
+
+  /// Each collection's index fingerprints as read from its pages and recent rows, by name.
+  static func indexFingerprints(_ store: Store) throws -> [String: StateContent.IndexFingerprints] {
+    try store.read { txn, state in
+      var all: [String: StateContent.IndexFingerprints] = [:]
+      for collection in state.all {
+        all[collection.name] = try StateContent.indexFingerprints(of: collection, txn)
+      }
+      return all
+    }
+  }
+
+  /// How two fingerprints differ, in a line; `nil` when they agree.
+  static func mismatch(_ a: StateContent.IndexFingerprints?, _ b: StateContent.IndexFingerprints?) -> String?
+  {
+    let a = a ?? .init()
+    let b = b ?? .init()
+    guard let row = a.firstDifferingRow(from: b) else {
+      return a.entries == b.entries ? nil : "\(a.entries) entries against \(b.entries)"
+    }
+    return "\(a.entries) entries against \(b.entries), first differing at row \(row)"
+  }
+
+  @Test(arguments: [UInt64(3), 4])
+  func fingerprintsFromRecordsEqualTheIndexesReadBack(seed: UInt64) throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: seed)
+    #expect(try RecentRowsTests.recentCount(store) > 0)
+    let live = try Self.indexFingerprints(store)
+    let replayed = try Self.indexFingerprints(try store.replay(into: directory.child("replayed")))
+    let scratch = try Store(directory: directory.child("scratch"))
+    var replayer = Replayer(source: store, target: scratch)
+    replayer.buildsIndexes = false
+    let computed = try replayer.run(through: try store.version()) { _ in }
+    let names = try scratch.read { _, state in
+      Dictionary(uniqueKeysWithValues: state.all.map { ($0.id, $0.name) })
+    }
+    let byName = Dictionary(uniqueKeysWithValues: computed.map { (names[$0.key] ?? "?", $0.value) })
+    #expect(Set(live.keys) == ["repositories", "things", "gone"])
+    for name in live.keys {
+      #expect((live[name]?.entries ?? 0) > 0 || name == "gone", "\(name) has no entries")
+      #expect(Self.mismatch(live[name], replayed[name]) == nil, "\(name): the replay's pages differ")
+      #expect(Self.mismatch(live[name], byName[name]) == nil, "\(name): the records' fingerprints differ")
+    }
+    // The scratch store holds no index entries, and says it is unfinished.
+    #expect(try scratch.environment.read { try $0.get(scratch.meta, StoreLayout.incompleteReplayKey) } != nil)
+    #expect(try Self.indexFingerprints(scratch).values.allSatisfy { $0.entries == 0 })
+    let report = try store.verify(scratchParent: directory.path)
+    #expect(report.passed, "\(report.difference.map(String.init(describing:)) ?? "")")
+    #expect(report.digest == (try store.digest()))
+  }
+
+  /// A posting added to the live index (a row filed under a trigram its record lacks) fails
+  /// verify, which names the index and the row: the scratch store builds its indexes only then.
+  @Test func aDamagedIndexIsFoundAndNamed() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: 5)
+    let collection = try store.repositoriesCollection()
+    let (code, row) = try store.environment.read { txn -> (UInt32, Row) in
+      let reader = try IndexReader(collection: collection, txn: txn)
+      let slot = try #require(collection.schema.fields.first { $0.name == "full_name" }).position
+      let code = IndexKeys.trigramCode(field: slot, UInt8(ascii: "z"), UInt8(ascii: "q"), UInt8(ascii: "x"))
+      let rows = try reader.rows(of: IndexKeys.trigramPrefix(code), kind: .trigram)
+      let directory = try collection.directory(txn)
+      // Well inside the rows, so that a scratch store without index entries would differ first elsewhere.
+      let start = directory.starts[directory.starts.count / 2] + 7
+      let row = try #require((start..<start + 50).first { !rows.contains($0) })
+      return (code, row)
+    }
+    try store.environment.write { txn in
+      let directory = try collection.directory(txn)
+      let segment = try #require(directory.segment(of: row))
+      try SegmentEditor(
+        index: collection.databases.index, segment: directory.starts[segment], txn: txn,
+        coversKeys: directory.coversKeys
+      )
+      .apply([PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: row, positions: [0])])
+    }
+    let report = try store.verify(scratchParent: directory.path)
+    let difference = try #require(report.difference)
+    #expect(difference.database == "repositories.index")
+    #expect(difference.key.contains("row \(row)"), "\(difference)")
+    #expect(difference.live == "the entry" && difference.rebuilt == "nothing", "\(difference)")
+  }
+
+  /// More rows than one rebuilt segment holds: a replay lays out each segment while it writes the
+  /// one before, and a verification fingerprints them in turn; both still equal the live store.
+  @Test func aReplayOfSeveralSegmentsEqualsTheLiveStore() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    let store = try Store(directory: directory.child("live"), options: options)
+    let schema = CollectionSchema(
+      name: "notes", primaryKey: "id",
+      fields: [
+        Field(position: 0, name: "id", type: .integer, indexes: .ordered, isOptional: false),
+        Field(position: 0, name: "text", type: .string, indexes: [.substring, .equality]),
+        Field(position: 0, name: "size", type: .integer, indexes: .ordered),
+      ])
+    try store.createCollection(schema)
+    let count = Int(StoredCollection.rebuiltSegmentRows) * 2 + 5_000
+    var random = SplitMix64(seed: 21)
+    for start in stride(from: 0, to: count, by: 50_000) {
+      try store.write(
+        (start..<min(start + 50_000, count)).map { index in
+          .upsert(
+            RecordValues(
+              schema: schema,
+              values: [
+                .integer(Int64(index)), .string("n\(random.next() % 5_000) ſ\(index % 7)"),
+                .integer(Int64(random.next() % 1_000)),
+              ]))
+        })
+    }
+    try store.write((0..<300).map { .delete(from: schema, key: .integer(Int64($0 * 700))) })
+    let rebuilt = try store.replay(into: directory.child("rebuilt"), options: options)
+    let segments = try rebuilt.read { txn, state in
+      try #require(state.collection(named: "notes")).directory(txn).count
+    }
+    #expect(segments >= 3)
+    #expect(try rebuilt.digest() == store.digest())
+    #expect(try store.verify(scratchParent: directory.path).passed)
+  }
+}
