@@ -1,4 +1,3 @@
-import Foundation
 import LMDB
 
 /// Rebuilds a store's materialized state — every collection's records, rows and indexes, and

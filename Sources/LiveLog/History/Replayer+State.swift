@@ -24,7 +24,7 @@ extension Replayer {
         StoredCollection.RebuiltRow(
           row: Row(truncatingIfNeeded: $0.row), lsn: $0.lsn, key: collection.keyBytes($0.key))
       }
-      let segments = Self.segments(of: survivors)
+      let segments = StoredCollection.rebuiltSegments(of: survivors.map(\.row))
       if buildsIndexes {
         try writeIndexed(collection, survivors, segments, from: snapshot, sourceCatalog, done: advance)
       } else {
@@ -36,25 +36,6 @@ extension Replayer {
       }
     }
     return fingerprints
-  }
-
-  /// The runs of `survivors` (ascending rows) that fall in one rebuilt segment each, with the
-  /// segment's first row.
-  private static func segments(of survivors: [StoredCollection.RebuiltRow]) -> [(
-    rows: Range<Int>, start: Row
-  )] {
-    var segments: [(rows: Range<Int>, start: Row)] = []
-    var start = 0
-    while start < survivors.count {
-      let segment = StoredCollection.rebuiltSegmentStart(of: survivors[start].row)
-      var end = start
-      while end < survivors.count && StoredCollection.rebuiltSegmentStart(of: survivors[end].row) == segment {
-        end += 1
-      }
-      segments.append((start..<end, segment))
-      start = end
-    }
-    return segments
   }
 
   /// Writes the rows and index pages of each segment. A segment's pages are laid out on other
@@ -112,26 +93,23 @@ extension Replayer {
     var fingerprints = StateContent.IndexFingerprints()
     for segment in segments.indices {
       let chunk = Array(survivors[segments[segment].rows])
-      let shares = try source.readState(snapshot, sourceCatalog) { read in
+      let parts = try source.readState(snapshot, sourceCatalog) { read in
         let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
         // Each part of the rows summed on its own: fingerprints are sums.
-        let parts = ParallelMap.parts(chunk.count, minimum: 1_024)
-        return try ParallelMap.map(parts, minimumPerWorker: 1) { part in
-          var share: [(row: Row, sum: UInt64, entries: Int)] = []
+        return try ParallelMap.mapParts(chunk.count, minimum: 1_024) { part in
+          var fingerprints = StateContent.IndexFingerprints(base: part.first.map { chunk[$0].row } ?? 0)
           var scratch = StateContent.FingerprintScratch()
-          for index in (chunk.count * part / parts)..<(chunk.count * (part + 1) / parts) {
+          for index in part {
             let row = chunk[index].row
             let values = try collection.values(records.value[index], row: UInt64(row))
             let (sum, count) = StateContent.fingerprint(
               of: values, fields: collection.schema.fields, row: row, &scratch)
-            share.append((row, sum, count))
+            fingerprints.add(sum: sum, entries: count, row: row)
           }
-          return share
+          return fingerprints
         }
       }
-      for share in shares {
-        for (row, sum, entries) in share { fingerprints.add(sum: sum, entries: entries, row: row) }
-      }
+      for part in parts { fingerprints.merge(part) }
       try target.environment.write { txn in try collection.appendRebuiltRows(chunk, txn) }
       done(chunk.count)
     }

@@ -82,16 +82,14 @@ extension StateContent {
       }
     }
     let shared = MapShared((visit: visit, pages: pages))
-    let parts = ParallelMap.parts(pages.count, minimum: 64)
-    let shares = try ParallelMap.map(parts, minimumPerWorker: 1) { part in
+    let shares = try ParallelMap.mapParts(pages.count, minimum: 64) { part in
       let (visit, pages) = shared.value
-      let first = pages.count * part / parts
       var fingerprints = IndexFingerprints(
-        base: first < pages.count && IndexPageKey.isWellFormed(pages[first].key)
-          ? IndexPageKey.segment(of: pages[first].key) : 0)
+        base: part.isEmpty || !IndexPageKey.isWellFormed(pages[part.lowerBound].key)
+          ? 0 : IndexPageKey.segment(of: pages[part.lowerBound].key))
       var scratch = IndexVisit.Scratch()
       var coveredKeys: UInt64 = 0
-      for index in (pages.count * part / parts)..<(pages.count * (part + 1) / parts) {
+      for index in part {
         coveredKeys &+= try visit.visitPage(key: pages[index].key, value: pages[index].value, &scratch) {
           kind, key, row, positions in
           fingerprints.add(IndexEntry.hash(kind, key, row, positions), row: row)

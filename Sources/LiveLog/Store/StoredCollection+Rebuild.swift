@@ -20,6 +20,21 @@ extension StoredCollection {
     (row - 1) / rebuiltSegmentRows * rebuiltSegmentRows + 1
   }
 
+  /// The runs of `rows` (ascending) that fall in one rebuilt segment each, with the segment's
+  /// first row.
+  static func rebuiltSegments(of rows: [Row]) -> [(rows: Range<Int>, start: Row)] {
+    var segments: [(rows: Range<Int>, start: Row)] = []
+    var start = 0
+    while start < rows.count {
+      let segment = rebuiltSegmentStart(of: rows[start])
+      var end = start
+      while end < rows.count && rebuiltSegmentStart(of: rows[end]) == segment { end += 1 }
+      segments.append((start..<end, segment))
+      start = end
+    }
+    return segments
+  }
+
   /// The pages of the rebuilt segment that starts at `segment`, holding the index entries of
   /// `rows` (ascending) whose values are `values(i)`. Computed apart from any transaction, on
   /// up to two cores, so that a replay lays out one segment while it writes the previous one.
@@ -107,14 +122,10 @@ extension StoredCollection {
     }
     let total = rows.count
     var done = 0
-    var start = 0
     var directory = SegmentDirectory(starts: [], end: Row(truncatingIfNeeded: next))
     directory.begin(for: schema)
-    while start < rows.count {
-      let segment = Self.rebuiltSegmentStart(of: rows[start].row)
-      var end = start
-      while end < rows.count && Self.rebuiltSegmentStart(of: rows[end].row) == segment { end += 1 }
-      let chunk = rows[start..<end]
+    for (range, segment) in Self.rebuiltSegments(of: rows.map(\.row)) {
+      let chunk = rows[range]
       let values = try chunk.map { row in
         try self.values(try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row))
       }
@@ -125,9 +136,8 @@ extension StoredCollection {
         try txn.put(databases.index, key, value, flags: .append)
       }
       directory.starts.append(segment)
-      done += end - start
+      done += range.count
       progress(done, total)
-      start = end
     }
     try directory.write(name, meta: meta, txn)
     progress(done, total)

@@ -18,11 +18,22 @@ enum ParallelMap {
     return try slots.values().map { try $0.get() }
   }
 
+  /// `body` of each contiguous part of `0 ..< count` (`parts`, none of fewer than `minimum`
+  /// items), in order, computed on every core: for work that sums or gathers a part at once.
+  static func mapParts<Value>(
+    _ count: Int, minimum: Int, _ body: @Sendable (Range<Int>) throws -> Value
+  ) throws -> [Value] {
+    let parts = parts(count, minimum: minimum)
+    return try map(parts, minimumPerWorker: 1) { part in
+      try body((count * part / parts)..<(count * (part + 1) / parts))
+    }
+  }
+
   /// How many contiguous parts `count` items are split into: a few per core, taken by the cores
   /// as they come free, so that a core slowed by other work (another thread of the process,
   /// another process) leaves its parts to the others rather than holding everyone up; none of
   /// fewer than `minimum` items.
-  static func parts(_ count: Int, minimum: Int) -> Int {
+  private static func parts(_ count: Int, minimum: Int) -> Int {
     max(1, min(4 * ProcessInfo.processInfo.activeProcessorCount, count / max(1, minimum)))
   }
 }
