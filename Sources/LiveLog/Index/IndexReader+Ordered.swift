@@ -185,10 +185,13 @@ struct OrderedStream {
   let upper: OrderedKey
   let ascending: Bool
   let coversKeys: Bool
+  /// The current page's entries in stored (ascending) order; a descending walk takes them from
+  /// the end.
   private var buffer: [OrderedPage.Entry] = []
-  private var position = 0
-  /// The key of the page to read next, and whether one is left.
-  private var nextPage: [UInt8]?
+  /// How many of `buffer` the walk has taken.
+  private var taken = 0
+  /// The key of the page just read, from which the next is found; empty once none is left.
+  private var pageKey: [UInt8] = []
   private var started = false
 
   init(
@@ -206,14 +209,15 @@ struct OrderedStream {
 
   mutating func next(_ cursor: inout Cursor) throws -> OrderedPage.Entry? {
     while true {
-      while position < buffer.count {
-        let entry = buffer[position]
-        position += 1
+      while taken < buffer.count {
+        let entry = buffer[ascending ? taken : buffer.count - 1 - taken]
+        taken += 1
         if entry.key < lower || entry.key > upper {
           // Past the bound in the walk's direction: done; before it: skip.
           if ascending ? entry.key > upper : entry.key < lower {
             buffer.removeAll()
-            nextPage = nil
+            taken = 0
+            pageKey.removeAll()
             return nil
           }
           continue
@@ -247,21 +251,22 @@ struct OrderedStream {
         page = found == nil ? try cursor.last() : try cursor.previous()
       }
     } else {
-      guard let key = nextPage else { return false }
-      _ = try cursor.seek(atLeast: key)
+      guard !pageKey.isEmpty else { return false }
+      _ = try cursor.seek(atLeast: pageKey)
       page = ascending ? try cursor.next() : try cursor.previous()
     }
+    pageKey.removeAll(keepingCapacity: true)
     guard let current = page, SegmentLookup.isPage(current.key, of: slot, segment: segment) else {
-      nextPage = nil
       return false
     }
-    nextPage = Array(current.key)
+    pageKey.append(contentsOf: current.key)
     buffer.removeAll(keepingCapacity: true)
-    position = 0
+    taken = 0
     var reader = try OrderedPage.Reader(
       pageKey: current.key, value: current.value, width: width, coversKeys: coversKeys)
+    // Every entry takes a byte at least: a damaged count cannot ask for more.
+    buffer.reserveCapacity(min(reader.remaining, current.value.count + 1))
     while let entry = try reader.next() { buffer.append(entry) }
-    if !ascending { buffer.reverse() }
     return true
   }
 }

@@ -10,6 +10,9 @@ struct CompiledPredicate: Sendable {
     case comparison(Prepared)
     /// Checked by the definition, with the slots it reads (ascending) fetched in one pass.
     case relation(Relation, slots: [Int])
+    /// Two integer fields compared (`forks_count > watchers_count`): read as integers, with no
+    /// list of values made; a null on either side goes to the definition (`relation`).
+    case integerFields(left: Int, right: Int, ComparisonOperator, relation: Relation)
   }
 
   /// A comparison with its strings folded per its options.
@@ -44,6 +47,14 @@ struct CompiledPredicate: Sendable {
       let compiled = parts.map(compile)
       return (.or(ranked(compiled)), compiled.reduce(0) { $0 + $1.cost })
     case .relation(let relation):
+      if case .field(let left) = relation.left.expression, case .field(let right) = relation.right.expression,
+        left.type == .integer, right.type == .integer, relation.options.isEmpty,
+        [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(relation.operator)
+      {
+        return (
+          .integerFields(left: left.position, right: right.position, relation.operator, relation: relation), 2
+        )
+      }
       return (.relation(relation, slots: relation.fields.map(\.position).sorted()), 30)
     case .comparison(let c):
       var folded: [UInt8]?
@@ -112,6 +123,22 @@ struct CompiledPredicate: Sendable {
         for index in slots.indices where slots[index] == field.position { return values[index] }
         return .null
       }
+    case .integerFields(let left, let right, let op, let relation):
+      let x = try record.value(atSlot: left)
+      let y = try record.value(atSlot: right)
+      guard case .integer(let a) = x, case .integer(let b) = y else {
+        return PredicateEvaluator.matches(relation) {
+          $0.position == left ? x : $0.position == right ? y : .null
+        }
+      }
+      switch op {
+      case .equal: return a == b
+      case .notEqual: return a != b
+      case .less: return a < b
+      case .lessOrEqual: return a <= b
+      case .greater: return a > b
+      default: return a >= b
+      }
     case .comparison(let prepared):
       let c = prepared.comparison
       guard c.field.type == .string, c.quantifier == .single,
@@ -169,7 +196,8 @@ struct CompiledPredicate: Sendable {
     case .not(let inner): return !evaluate(inner, value)
     case .and(let parts): return parts.allSatisfy { evaluate($0, value) }
     case .or(let parts): return parts.contains { evaluate($0, value) }
-    case .relation(let relation, _): return PredicateEvaluator.matches(relation, value)
+    case .relation(let relation, _), .integerFields(_, _, _, let relation):
+      return PredicateEvaluator.matches(relation, value)
     case .comparison(let prepared):
       let c = prepared.comparison
       // Only string comparisons gain from preparation; the rest is the definition itself.

@@ -80,36 +80,49 @@ struct ResultSorter<Txn: ReadableTransaction> {
     limit: Int?
   ) throws -> (rows: [Row], ids: [Int64]?) {
     let wanted = limit ?? Int.max
-    let keepsIDs = others.isEmpty && indexes.directory.coversKeys
-    var output: [Row] = []
-    var outputIDs: [Int64] = []
-    // (row, key) of a run of equal first keys.
-    var run: [(Row, Int64)] = []
-    var runKey: OrderedKey?
-    func flush() throws {
-      guard !run.isEmpty else { return }
-      // Within a run of equal first keys: the other keys, then insertion order.
-      run.sort { $0.0 < $1.0 }
-      if others.isEmpty {
-        for (row, id) in run {
-          output.append(row)
-          if keepsIDs { outputIDs.append(id) }
-        }
-      } else {
-        output.append(contentsOf: try fetchAndSort(run.map(\.0), by: others, limit: nil))
-      }
-      run.removeAll(keepingCapacity: true)
-    }
+    var runs = Runs(keepsIDs: others.isEmpty && indexes.directory.coversKeys)
+    // Ties on the first key: ordered by the other keys, read from the tie's records only.
+    let orderTie: ([Row]) throws -> [Row] = { rows in try fetchAndSort(rows, by: others, limit: nil) }
     try indexes.walk(field: first.field, range: range, ascending: first.ascending) { key, row, id in
-      if key != runKey {
-        try flush()
-        if output.count >= wanted { return false }
-        runKey = key
+      if key != runs.key {
+        try runs.flush(others.isEmpty ? nil : orderTie)
+        if runs.rows.count >= wanted { return false }
+        runs.key = key
       }
-      if members.map({ RowSet.contains($0, row) }) ?? true { run.append((row, id)) }
+      if members.map({ RowSet.contains($0, row) }) ?? true { runs.run.append((row, id)) }
       return true
     }
-    try flush()
-    return (Array(output.prefix(wanted)), keepsIDs ? Array(outputIDs.prefix(wanted)) : nil)
+    try runs.flush(others.isEmpty ? nil : orderTie)
+    return (Array(runs.rows.prefix(wanted)), runs.keepsIDs ? Array(runs.ids.prefix(wanted)) : nil)
+  }
+}
+
+/// A walk's output, gathered a run of equal first keys at a time. A value type held by the
+/// walk's closure: plain stored properties, so that the per-entry work needs no exclusivity
+/// checks at run time (locals shared by a closure and a nested function get them).
+private struct Runs {
+  let keepsIDs: Bool
+  var rows: [Row] = []
+  var ids: [Int64] = []
+  /// (row, key) of the current run, and the first key they share.
+  var run: [(Row, Int64)] = []
+  var key: OrderedKey?
+
+  init(keepsIDs: Bool) { self.keepsIDs = keepsIDs }
+
+  /// Moves the current run to the output: in row order (insertion order breaks ties), or in
+  /// the order `orderTie` gives when other sort keys follow.
+  mutating func flush(_ orderTie: (([Row]) throws -> [Row])?) throws {
+    guard !run.isEmpty else { return }
+    run.sort { $0.0 < $1.0 }
+    if let orderTie {
+      rows.append(contentsOf: try orderTie(run.map(\.0)))
+    } else {
+      for (row, id) in run {
+        rows.append(row)
+        if keepsIDs { ids.append(id) }
+      }
+    }
+    run.removeAll(keepingCapacity: true)
   }
 }

@@ -10,9 +10,12 @@ struct RecordView {
     .corruptState(reason: "record at row \(row): \(error)")
   }
 
-  func value(_ field: Field) throws(StoreError) -> FieldValue {
+  func value(_ field: Field) throws(StoreError) -> FieldValue { try value(atSlot: field.position) }
+
+  /// The value in `slot` (`.null` past the stored ones).
+  func value(atSlot slot: Int) throws(StoreError) -> FieldValue {
     do {
-      return try RecordCodec.value(atSlot: field.position, in: bytes)
+      return try RecordCodec.value(atSlot: slot, in: bytes)
     } catch {
       throw failure(error)
     }

@@ -85,7 +85,14 @@ enum PostingPage {
   /// Appends the rows of `entry` to `rows`.
   static func appendRows(of entry: Entry, segment: Row, to rows: inout [Row]) throws {
     var reader = RowReader(entry, segment: segment)
-    for _ in 0..<entry.rowCount { rows.append(try reader.next()) }
+    // Grown once, then written in place: appending row by row checks capacity and uniqueness
+    // each time, which costs as much as decoding the row. (`rowCount` is at most the page's
+    // size, so a damaged count cannot ask for much.)
+    let start = rows.count
+    rows.append(contentsOf: repeatElement(0, count: entry.rowCount))
+    try rows.withUnsafeMutableBufferPointer { buffer in
+      for index in start..<buffer.count { buffer[index] = try reader.next() }
+    }
     guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last row") }
   }
 
