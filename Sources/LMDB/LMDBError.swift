@@ -53,6 +53,9 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
   /// LMDB met a page that is not what the tree says it is (`MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`):
   /// the data file is damaged where this read went.
   public var isDamagedPage: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND }
+  /// The transaction had already failed: an earlier call in it met an error (a damaged page),
+  /// perhaps on another thread reading the same transaction, which is the error to report.
+  public var isFailedTransaction: Bool { code == MDB_BAD_TXN }
   /// Another process has the environment open, so it cannot be held exclusively (`ExclusiveAccess`).
   public var isInUse: Bool { code == LMDBError.inUseCode }
 

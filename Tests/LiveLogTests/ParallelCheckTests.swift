@@ -33,9 +33,9 @@ import Testing
         records[repository.id] = repository
       }
     }
-    // Enough rows for several parts (`parallelCheckMinimum` and more), folded into segments.
+    // Rows for many parts (of `parallelCheckMinimum / 2` and more), folded into segments.
     let generated = QueryFixture.generated(
-      count: 3 * QueryExecutor<Transaction>.parallelCheckMinimum, seed: seed)
+      count: max(20_000, 8 * QueryExecutor<Transaction>.parallelCheckMinimum), seed: seed)
     for start in stride(from: 0, to: generated.count, by: 5_000) {
       try write(Array(generated[start..<min(start + 5_000, generated.count)]))
     }

@@ -4,14 +4,15 @@ extension QueryExecutor {
   /// Every row of the collection, ascending.
   func everyRow() throws -> [Row] { try collection.everyRow(txn, recent: indexes.recent) }
 
-  /// The candidates whose records match `predicate`, checked one record at a time; `checked`
-  /// counts the records read.
+  /// The candidates whose records match `predicate`, checked one record at a time (on every
+  /// core, a part each, when they are many and there is no limit to stop at); `checked` counts
+  /// the records read.
   func check(_ candidates: [Row], _ predicate: Predicate, limit: Int?, checked: inout Int) throws -> [Row] {
-    let compiled = CompiledPredicate(predicate)
     if limit == nil, candidates.count >= Self.parallelCheckMinimum, let read = txn as? Transaction {
       checked += candidates.count
       return try checkOnEveryCore(candidates, predicate, read)
     }
+    let compiled = CompiledPredicate(predicate)
     var rows: [Row] = []
     var scratch: [UInt8] = []
     scratch.reserveCapacity(256)
@@ -28,9 +29,10 @@ extension QueryExecutor {
     return rows
   }
 
-  /// How many candidates make checking them on every core worth starting the workers (about
-  /// 20 µs) for: each check costs from a fraction of a microsecond (two integers compared) up.
-  static var parallelCheckMinimum: Int { 8_192 }
+  /// How many candidates make checking them on every core worth waking the workers (some
+  /// microseconds) for: a check costs from a few tenths of a microsecond (a record in the cache,
+  /// two integers compared) to more than one (a record read from memory, text folded).
+  static var parallelCheckMinimum: Int { 256 }
 
   /// `check` of many candidates, without a limit, in a read-only transaction: contiguous parts
   /// of the candidates are checked on every core, each part reading its records with cursors of
@@ -42,7 +44,7 @@ extension QueryExecutor {
     try collection.prepareForReadsOnEveryCore(read)
     let shared = MapShared((read: read, recent: indexes.recent))
     let collection = collection
-    let parts = try ParallelMap.mapParts(candidates.count, minimum: 2_048) { part in
+    @Sendable func checkPart(_ part: Range<Int>) throws -> [Row] {
       let (read, recent) = shared.value
       // Each part compiles its own copy: the predicate's nodes are reference-counted, and
       // counting shared ones from every core at once costs more than the check itself.
@@ -56,6 +58,22 @@ extension QueryExecutor {
       }
       return rows
     }
-    return Array(parts.joined())
+    let outcomes = try ParallelMap.mapParts(candidates.count, minimum: Self.parallelCheckMinimum / 2) {
+      part in
+      Result { try checkPart(part) }
+    }
+    // The first failure, by part, is the answer, unless it echoes another's: a part that meets a
+    // damaged page fails the shared transaction, and parts still reading it then fail with
+    // MDB_BAD_TXN.
+    let failures = outcomes.compactMap { outcome -> (any Error)? in
+      if case .failure(let error) = outcome { return error }
+      return nil
+    }
+    if let failure = failures.first(where: { ($0 as? LMDBError)?.isFailedTransaction != true })
+      ?? failures.first
+    {
+      throw failure
+    }
+    return outcomes.flatMap { (try? $0.get()) ?? [] }
   }
 }
