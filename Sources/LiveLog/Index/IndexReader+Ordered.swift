@@ -1,12 +1,11 @@
 import LMDB
 
 extension IndexReader {
-  /// The rows whose value of `field` lies in `lower ... upper`, ascending; `limit` stops the
-  /// count early (for estimates), leaving the rows unsorted.
-  func orderedRows(field: Field, lower: OrderedKey, upper: OrderedKey, limit: Int? = nil) throws -> [Row] {
+  /// The rows whose value of `field` lies in `lower ... upper`, ascending.
+  func orderedRows(field: Field, lower: OrderedKey, upper: OrderedKey) throws -> [Row] {
     let slot = UInt8(truncatingIfNeeded: field.position)
     let width = OrderedKey.width(of: field.type)
-    var rows = try withIndex { cursor -> [Row] in
+    let rows = try withIndex { cursor -> [Row] in
       var rows: [Row] = []
       var segmentRows: [Row] = []
       for segment in directory.starts {
@@ -17,22 +16,41 @@ extension IndexReader {
         ) { entry in
           guard entry.key <= upper else { return false }
           segmentRows.append(entry.row)
-          return limit.map { rows.count + segmentRows.count <= $0 } ?? true
+          return true
         }
         // A segment's rows come in value order; its rows are one run, so a bitmap sorts them.
-        rows.append(contentsOf: limit == nil ? RowSet.ascending(segmentRows) : segmentRows)
-        if let limit, rows.count > limit { return rows }
+        rows.append(contentsOf: RowSet.ascending(segmentRows))
       }
       return rows
     }
-    if !recent.isEmpty {
-      let matching = recent.rows { entry in
-        guard let key = entry.orderedKey(field: slot) else { return false }
-        return key >= lower && key <= upper
+    guard !recent.isEmpty else { return rows }
+    return recent.overlay(rows, matching: recentRows(field: slot, lower: lower, upper: upper))
+  }
+
+  /// About how many rows have a value of `field` in `lower ... upper`, counting at most
+  /// `limit + 1` of the segments' entries (a recent row's entry is counted beside the one it
+  /// replaces): a range's estimate, read from page headers wherever whole pages lie in the range.
+  func orderedCount(field: Field, lower: OrderedKey, upper: OrderedKey, limit: Int) throws -> Int {
+    let slot = UInt8(truncatingIfNeeded: field.position)
+    let width = OrderedKey.width(of: field.type)
+    let count = try withIndex { cursor -> Int in
+      var count = 0
+      for segment in directory.starts where count <= limit {
+        count += try SegmentLookup.countOrdered(
+          field: slot, width: width, segment: segment, lower: lower, upper: upper,
+          coversKeys: directory.coversKeys, limit: limit - count, cursor: &cursor)
       }
-      rows = limit == nil ? recent.overlay(rows, matching: matching) : rows + matching
+      return min(count, limit + 1)
     }
-    return rows
+    return recent.isEmpty ? count : count + recentRows(field: slot, lower: lower, upper: upper).count
+  }
+
+  /// The recent rows whose value of field `slot` lies in `lower ... upper`.
+  private func recentRows(field slot: UInt8, lower: OrderedKey, upper: OrderedKey) -> [Row] {
+    recent.rows { entry in
+      guard let key = entry.orderedKey(field: slot) else { return false }
+      return key >= lower && key <= upper
+    }
   }
 
   /// `orderedRows(field:lower:upper:)` with each row's key beside it, read from covering pages

@@ -13,6 +13,10 @@ struct CompiledPredicate: Sendable {
     /// Two integer fields compared (`forks_count > watchers_count`): read as integers, with no
     /// list of values made; a null on either side goes to the definition (`relation`).
     case integerFields(left: Int, right: Int, ComparisonOperator, relation: Relation)
+    /// A scalar integer field against integer constants (`stargazers_count > 10`, `BETWEEN`):
+    /// in `lower ... upper` (or outside it, `excluded`, for `!=`), read with no other value
+    /// made; a null goes to the definition (`comparison`).
+    case integerRange(slot: Int, lower: Int64, upper: Int64, excluded: Bool, comparison: Comparison)
   }
 
   /// A comparison with its strings folded per its options.
@@ -57,6 +61,14 @@ struct CompiledPredicate: Sendable {
       }
       return (.relation(relation, slots: relation.fields.map(\.position).sorted()), 30)
     case .comparison(let c):
+      if let range = integerRange(c) {
+        return (
+          .integerRange(
+            slot: c.field.position, lower: range.lower, upper: range.upper, excluded: range.excluded,
+            comparison: c),
+          1
+        )
+      }
       var folded: [UInt8]?
       if case .string(let text) = c.value { folded = TextFolding.fold(text, c.options) }
       var items: [[UInt8]?] = []
@@ -75,6 +87,26 @@ struct CompiledPredicate: Sendable {
         cost = 1
       }
       return (.comparison(Prepared(comparison: c, folded: folded, foldedItems: items)), cost)
+    }
+  }
+
+  /// The integers a comparison of a scalar integer field with integer constants accepts, when
+  /// it is one: an empty range (`lower > upper`) accepts none.
+  private static func integerRange(_ c: Comparison) -> (lower: Int64, upper: Int64, excluded: Bool)? {
+    guard c.field.type == .integer, c.quantifier == .single else { return nil }
+    switch (c.operator, c.value) {
+    case (.equal, .integer(let b)): return (b, b, false)
+    case (.notEqual, .integer(let b)): return (b, b, true)
+    case (.less, .integer(let b)): return b == .min ? (.max, .min, false) : (.min, b - 1, false)
+    case (.lessOrEqual, .integer(let b)): return (.min, b, false)
+    case (.greater, .integer(let b)): return b == .max ? (.max, .min, false) : (b + 1, .max, false)
+    case (.greaterOrEqual, .integer(let b)): return (b, .max, false)
+    case (.between, .list(let bounds)):
+      guard bounds.count == 2, case .integer(let low) = bounds[0], case .integer(let high) = bounds[1] else {
+        return nil
+      }
+      return (low, high, false)
+    default: return nil
     }
   }
 
@@ -139,13 +171,18 @@ struct CompiledPredicate: Sendable {
       case .greater: return a > b
       default: return a >= b
       }
+    case .integerRange(let slot, let lower, let upper, let excluded, _):
+      guard case .integer(let value) = try record.value(atSlot: slot) else {
+        guard case .integerRange(_, _, _, _, let c) = node else { return false }
+        return PredicateEvaluator.matches(c, try record.value(atSlot: slot))
+      }
+      return (value >= lower && value <= upper) != excluded
     case .comparison(let prepared):
       let c = prepared.comparison
       guard c.field.type == .string, c.quantifier == .single,
         prepared.folded != nil || !prepared.foldedItems.isEmpty
       else {
-        let fieldValue = try record.value(c.field)
-        return evaluate(.comparison(prepared)) { _ in fieldValue }
+        return matches(prepared, try record.value(c.field))
       }
       guard let raw = try record.utf8(c.field) else { return PredicateEvaluator.matches(c, .null) }
       return compare(raw, prepared, &scratch)
@@ -198,27 +235,31 @@ struct CompiledPredicate: Sendable {
     case .or(let parts): return parts.contains { evaluate($0, value) }
     case .relation(let relation, _), .integerFields(_, _, _, let relation):
       return PredicateEvaluator.matches(relation, value)
-    case .comparison(let prepared):
-      let c = prepared.comparison
-      // Only string comparisons gain from preparation; the rest is the definition itself.
-      guard prepared.folded != nil || !prepared.foldedItems.isEmpty else {
-        return PredicateEvaluator.matches(c, value(c.field))
-      }
-      let fieldValue = value(c.field)
-      var scratch: [UInt8] = []
-      func compareText(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { compare(UnsafeRawBufferPointer($0), prepared, &scratch) }
-      }
-      if case .strings(let elements) = fieldValue, c.quantifier != .single {
-        switch c.quantifier {
-        case .any, .single: return elements.contains { compareText($0) }
-        case .all: return elements.allSatisfy { compareText($0) }
-        case .none: return !elements.contains { compareText($0) }
-        }
-      }
-      if case .string(let text) = fieldValue { return compareText(text) }
+    case .integerRange(_, _, _, _, let c): return PredicateEvaluator.matches(c, value(c.field))
+    case .comparison(let prepared): return matches(prepared, value(prepared.comparison.field))
+    }
+  }
+
+  /// A value of a comparison's field against the comparison, its strings compared folded.
+  private static func matches(_ prepared: Prepared, _ fieldValue: FieldValue) -> Bool {
+    let c = prepared.comparison
+    // Only string comparisons gain from preparation; the rest is the definition itself.
+    guard prepared.folded != nil || !prepared.foldedItems.isEmpty else {
       return PredicateEvaluator.matches(c, fieldValue)
     }
+    var scratch: [UInt8] = []
+    func compareText(_ text: String) -> Bool {
+      var text = text
+      return text.withUTF8 { compare(UnsafeRawBufferPointer($0), prepared, &scratch) }
+    }
+    if case .strings(let elements) = fieldValue, c.quantifier != .single {
+      switch c.quantifier {
+      case .any, .single: return elements.contains { compareText($0) }
+      case .all: return elements.allSatisfy { compareText($0) }
+      case .none: return !elements.contains { compareText($0) }
+      }
+    }
+    if case .string(let text) = fieldValue { return compareText(text) }
+    return PredicateEvaluator.matches(c, fieldValue)
   }
 }

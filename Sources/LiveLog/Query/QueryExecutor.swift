@@ -37,6 +37,10 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   private(set) var steps: [PlanStep] = []
   /// Records read to check the candidates of `NOT` parts.
   private(set) var checked = 0
+  /// The positions of the parts of the plan's top `AND` that its intersection applied exactly:
+  /// every candidate it returns matches them, so the per-row check need not test them again
+  /// (`QueryRun.residual(of:_:applied:)`).
+  private(set) var exactTopParts: Set<Int> = []
 
   /// Cap on how far estimates count: beyond it a list is simply "large".
   static var estimateLimit: Int { 50_000 }
@@ -118,11 +122,15 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     )
     // Whether every part was applied exactly; if not, every candidate is checked.
     var exact = true
-    var ranked: [(estimate: Int, node: PlanNode)] = []
-    var negated: [(estimate: Int, node: PlanNode, predicate: Predicate)] = []
-    for part in parts {
+    var ranked: [(estimate: Int, node: PlanNode, position: Int)] = []
+    var negated: [(estimate: Int, node: PlanNode, predicate: Predicate, position: Int)] = []
+    // Only the top AND's parts are the query predicate's own.
+    func appliedExactly(_ position: Int) { if depth == 0 { exactTopParts.insert(position) } }
+    for (position, part) in parts.enumerated() {
       switch part {
-      case .everything: continue
+      case .everything:
+        appliedExactly(position)
+        continue
       case .scan(let reason):
         exact = false
         steps.append(
@@ -130,29 +138,29 @@ struct QueryExecutor<Txn: ReadableTransaction> {
             depth: depth + 1, description: "scan: \(reason)", actual: nil, exact: false,
             skipped: "checked per row"))
       case .lookup(let lookup):
-        // A range's estimate walks its entries; it waits until the other parts bound it.
+        // A range's estimate steps through its pages; it waits until the other parts bound it.
         if case .ordered = lookup.access {
-          ranked.append((Self.deferredEstimate, part))
+          ranked.append((Self.deferredEstimate, part, position))
         } else {
-          ranked.append((try estimate(lookup), part))
+          ranked.append((try estimate(lookup), part, position))
         }
       case .not(let inner, let predicate):
         let size = if case .lookup(let lookup) = inner { try estimate(lookup) } else { Int.max }
-        negated.append((size, inner, predicate))
-      default: ranked.append((-1, part))
+        negated.append((size, inner, predicate, position))
+      default: ranked.append((-1, part, position))
       }
     }
     if ranked.allSatisfy({ $0.estimate == Self.deferredEstimate }) {
       ranked = try ranked.map { entry in
         guard case .lookup(let lookup) = entry.node else { return entry }
-        return (try estimate(lookup), entry.node)
+        return (try estimate(lookup), entry.node, entry.position)
       }
     }
     ranked.sort { $0.estimate < $1.estimate }
     negated.sort { $0.estimate < $1.estimate }
     var current: [Row]?
     var unsure: [Row] = []
-    for (ranking, node) in ranked {
+    for (ranking, node, position) in ranked {
       var estimate = ranking
       var ratio = Self.readRatio
       if case .lookup(let lookup) = node, case .ordered = lookup.access { ratio = Self.orderedReadRatio }
@@ -179,7 +187,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       switch found {
       case .all(let partExact):
         exact = exact && partExact
+        if partExact { appliedExactly(position) }
       case .rows(let rows, let partUnsure):
+        if partUnsure.isEmpty { appliedExactly(position) }
         if let rows0 = current {
           let both = RowSet.intersection(rows0, rows)
           unsure =
@@ -193,7 +203,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
       if current?.isEmpty == true { break }
     }
-    for (estimate, inner, predicate) in negated where current?.isEmpty != true {
+    for (estimate, inner, predicate, position) in negated where current?.isEmpty != true {
       // Subtracting costs reading the excluded rows (and checking them, when the index only
       // narrows them down); checking the candidates instead costs one record each.
       let factor = if case .lookup(let lookup) = inner, lookup.isExact { Self.readRatio } else { 1 }
@@ -211,6 +221,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       current = RowSet.subtracting(try current ?? everyRow(), excluded)
       if !unsure.isEmpty { unsure = RowSet.subtracting(unsure, excluded) }
       steps[step].actual = current?.count
+      appliedExactly(position)
     }
     guard let current else {
       steps[index].exact = exact
@@ -306,7 +317,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         field: field, folded: folded, value: value, options: options, countOnly: true, limit: limit
       ).count
     case .ordered(let field, let lower, let upper, _):
-      return try indexes.orderedRows(field: field, lower: lower, upper: upper, limit: limit).count
+      return try indexes.orderedCount(field: field, lower: lower, upper: upper, limit: limit)
     }
   }
 

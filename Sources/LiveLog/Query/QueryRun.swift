@@ -34,6 +34,18 @@ struct QueryRun<Txn: ReadableTransaction> {
     }
   }
 
+  /// What the per-row check must still test of `predicate`: the parts of its top `AND` that the
+  /// intersection applied exactly (`QueryExecutor.exactTopParts`) are left out, so that a term
+  /// the index decided is not matched again against every candidate's text. The plan's top `AND`
+  /// has one part per predicate part unless ranges were merged; then nothing is left out.
+  private static func residual(of predicate: Predicate, _ plan: PlanNode, applied: Set<Int>) -> Predicate {
+    guard !applied.isEmpty, case .and(let parts) = predicate, case .and(let plans) = plan,
+      plans.count == parts.count
+    else { return predicate }
+    let rest = parts.indices.filter { !applied.contains($0) }.map { parts[$0] }
+    return rest.isEmpty ? .constant(true) : rest.count == 1 ? rest[0] : .and(rest)
+  }
+
   /// The rows that match, in the order of the leading sort, up to the limit after it.
   private mutating func leadingRows(for query: Query) throws -> [Row] {
     let plan = QueryPlanner.plan(query.predicate)
@@ -50,15 +62,16 @@ struct QueryRun<Txn: ReadableTransaction> {
     checked += executor.checked
     // Without a sort, the first `limit` matches in row order are the answer: stop early.
     let earlyLimit = query.sort.isEmpty ? query.limit : nil
+    let predicate = Self.residual(of: query.predicate, plan, applied: executor.exactTopParts)
     let sorter = ResultSorter(collection: collection, txn: txn, indexes: executor.indexes)
     var rows: [Row]
     switch candidates {
     case .rows(let candidateRows, let unsure) where unsure.isEmpty:
       rows = candidateRows
     case .rows(let candidateRows, let unsure) where unsure.count == candidateRows.count:
-      rows = try executor.check(candidateRows, query.predicate, limit: earlyLimit, checked: &checked)
+      rows = try executor.check(candidateRows, predicate, limit: earlyLimit, checked: &checked)
     case .rows(let candidateRows, let unsure):
-      let confirmed = try executor.check(unsure, query.predicate, limit: nil, checked: &checked)
+      let confirmed = try executor.check(unsure, predicate, limit: nil, checked: &checked)
       rows = RowSet.union(RowSet.subtracting(candidateRows, unsure), confirmed)
     case .all(true):
       // Every row matches: a sort may walk an index without listing them first.
@@ -70,7 +83,7 @@ struct QueryRun<Txn: ReadableTransaction> {
       rows = try collection.everyRow(txn, limit: earlyLimit, recent: executor.indexes.recent)
     case .all(false):
       rows = try executor.check(
-        try collection.everyRow(txn, recent: executor.indexes.recent), query.predicate, limit: earlyLimit,
+        try collection.everyRow(txn, recent: executor.indexes.recent), predicate, limit: earlyLimit,
         checked: &checked)
     }
     if !query.sort.isEmpty {

@@ -55,6 +55,8 @@ enum OrderedPage {
     private let width: Int
     private let coversKeys: Bool
     private(set) var remaining: Int
+    /// The page's first value, from its key.
+    let firstKey: OrderedKey
     private var key: OrderedKey
     private var row: Row
     private var isFirst = true
@@ -71,6 +73,7 @@ enum OrderedPage {
       self.width = width
       self.coversKeys = coversKeys
       key = first
+      firstKey = first
       row = IndexPageKey.row(of: pageKey)
       reader = PageReader(value, at: 0)
       remaining = try reader.count()
