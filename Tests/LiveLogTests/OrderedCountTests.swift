@@ -5,7 +5,7 @@ import Testing
 
 /// A range's estimate counts whole pages from their headers and decodes only the pages at its two
 /// ends (`SegmentLookup.countOrdered`). Held to a plain count of the values written, over ranges
-/// that start and end inside runs of equal values spanning several pages.
+/// that start and end inside runs of equal values spanning several pages, and with recent rows.
 @Suite struct OrderedCountTests {
   @Test(arguments: [UInt64(1), 2])
   func rangeCountsFromPageHeadersEqualThePlainCount(seed: UInt64) throws {
@@ -55,6 +55,32 @@ import Testing
         let capped = try reader.orderedCount(field: field, lower: lower, upper: upper, limit: limit)
         #expect(capped == min(wanted, limit + 1), "\(low)...\(high) with limit \(limit)")
         if counted != wanted { return }
+      }
+    }
+    // A small commit's rows are recent: each is counted beside the segment entry it replaces.
+    var recentStars: [Int64: Int64] = [:]
+    var batch: [Mutation] = []
+    for id in stars.keys.sorted().prefix(20) + (2_000_001...2_000_020).map(Int64.init) {
+      let value = Int64.random(in: 0...30, using: &random)
+      // An upsert identical to the current record writes nothing.
+      if stars[id] != value { recentStars[id] = value }
+      var repository = Repository(id: id, fullName: "owner/r\(id)")
+      repository.stargazersCount = value
+      batch.append(.upsert(repository))
+    }
+    try store.write(batch)
+    try store.environment.read { txn in
+      let reader = try IndexReader(collection: collection, txn: txn)
+      #expect(!reader.recent.isEmpty, "the small commit was to stay recent")
+      for _ in 0..<100 {
+        let low = Int64.random(in: -2...32, using: &random)
+        let high = low + Int64.random(in: 0...10, using: &random)
+        let wanted =
+          stars.values.count { $0 >= low && $0 <= high }
+          + recentStars.values.count { $0 >= low && $0 <= high }
+        let counted = try reader.orderedCount(
+          field: field, lower: .integer(low), upper: .integer(high), limit: 1 << 40)
+        #expect(counted == wanted, "\(low)...\(high) with recent rows")
       }
     }
   }

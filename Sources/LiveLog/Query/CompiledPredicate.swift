@@ -172,11 +172,11 @@ struct CompiledPredicate: Sendable {
       default: return a >= b
       }
     case .integerRange(let slot, let lower, let upper, let excluded, _):
-      guard case .integer(let value) = try record.value(atSlot: slot) else {
-        guard case .integerRange(_, _, _, _, let c) = node else { return false }
-        return PredicateEvaluator.matches(c, try record.value(atSlot: slot))
-      }
-      return (value >= lower && value <= upper) != excluded
+      let value = try record.value(atSlot: slot)
+      if case .integer(let number) = value { return (number >= lower && number <= upper) != excluded }
+      // Bound here only: binding the comparison above would copy it for every record.
+      guard case .integerRange(_, _, _, _, let c) = node else { return false }
+      return PredicateEvaluator.matches(c, value)
     case .comparison(let prepared):
       let c = prepared.comparison
       guard c.field.type == .string, c.quantifier == .single,

@@ -60,18 +60,23 @@ struct OrderedBounds {
   /// An integer field against a decimal: the whole numbers the comparison admits.
   private static func integerBounds(_ op: ComparisonOperator, _ d: Double) -> OrderedBounds? {
     guard !d.isNaN else { return OrderedBounds(lower: highest, upper: lowest) }
-    func clamp(_ x: Double) -> Int64 { x <= -9.2e18 ? .min : (x >= 9.2e18 ? .max : Int64(x)) }
+    // 2^63: every Int64 lies in [-2^63, 2^63), and a whole double in it converts exactly.
+    let limit = 9_223_372_036_854_775_808.0
     let range: (Int64, Int64)?
     switch op {
-    case .equal: range = d.rounded() == d && abs(d) < 9.2e18 ? (Int64(d), Int64(d)) : nil
+    case .equal: range = d.rounded() == d && d >= -limit && d < limit ? (Int64(d), Int64(d)) : nil
     case .less:
       let c = d.rounded(.up)
-      range = c <= -9.2e18 ? nil : (.min, clamp(c) - 1)
-    case .lessOrEqual: range = d < -9.2e18 ? nil : (.min, clamp(d.rounded(.down)))
+      range = c <= -limit ? nil : c >= limit ? (.min, .max) : (.min, Int64(c) - 1)
+    case .lessOrEqual:
+      let f = d.rounded(.down)
+      range = f < -limit ? nil : f >= limit ? (.min, .max) : (.min, Int64(f))
     case .greater:
       let f = d.rounded(.down)
-      range = f >= 9.2e18 ? nil : (clamp(f) + 1, .max)
-    case .greaterOrEqual: range = d > 9.2e18 ? nil : (clamp(d.rounded(.up)), .max)
+      range = f >= limit ? nil : f < -limit ? (.min, .max) : (Int64(f) + 1, .max)
+    case .greaterOrEqual:
+      let c = d.rounded(.up)
+      range = c >= limit ? nil : c < -limit ? (.min, .max) : (Int64(c), .max)
     default: return nil
     }
     guard let (low, high) = range else { return OrderedBounds(lower: highest, upper: lowest) }

@@ -237,7 +237,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// Reads one lookup, recording its step; `estimated` when the caller already knows it.
   private mutating func read(_ lookup: IndexLookup, estimated: Int?, depth: Int) throws -> Candidates {
     let index = steps.count
-    // A range's estimate would walk the very entries the read walks: its count is known after.
+    // A range's count comes with its read: an estimate first would step through the same pages.
     let estimate: Int? =
       if case .ordered = lookup.access { estimated } else { try estimated ?? self.estimate(lookup) }
     steps.append(

@@ -72,35 +72,32 @@ enum SegmentLookup {
   /// How many ordered entries of field `slot` in `segment` lie in `lower ... upper`, or some
   /// number past `limit` once the count passes it. A page's entries all precede the next page's
   /// first, so a page whose first entry is at or past `lower` and whose successor's first is at
-  /// or before `upper` is counted from its header; only the pages at the range's two ends are
-  /// decoded. A range's estimate costs a cursor step per few dozen entries, not a decode of each.
+  /// or before `upper` is counted from its header; only the pages at the range's two ends in the
+  /// segment are decoded. A range's estimate costs a cursor step per few dozen entries, not a
+  /// decode of each.
   static func countOrdered(
     field slot: UInt8, width: Int, segment: Row, lower: OrderedKey, upper: OrderedKey, coversKeys: Bool,
     limit: Int, cursor: inout Cursor
   ) throws -> Int {
+    func reader(_ page: Entry?) throws -> OrderedPage.Reader? {
+      guard let page, isPage(page.key, of: slot, segment: segment) else { return nil }
+      return try OrderedPage.Reader(
+        pageKey: page.key, value: page.value, width: width, coversKeys: coversKeys)
+    }
     var count = 0
-    var page = try firstOrderedPage(field: slot, width: width, segment: segment, from: lower, cursor: &cursor)
-    while let current = page, isPage(current.key, of: slot, segment: segment), count <= limit {
-      var reader = try OrderedPage.Reader(
-        pageKey: current.key, value: current.value, width: width, coversKeys: coversKeys)
-      let first = reader.firstKey
-      guard first <= upper else { break }
+    var current = try reader(
+      try firstOrderedPage(field: slot, width: width, segment: segment, from: lower, cursor: &cursor))
+    while var page = current, page.firstKey <= upper, count <= limit {
       // The values a cursor returns stay valid until the transaction writes or ends.
-      let next = try cursor.next()
-      var nextFirst: OrderedKey?
-      if let next, isPage(next.key, of: slot, segment: segment) {
-        nextFirst = try OrderedPage.Reader(
-          pageKey: next.key, value: next.value, width: width, coversKeys: coversKeys
-        ).firstKey
-      }
-      if first >= lower, let nextFirst, nextFirst <= upper {
-        count += reader.remaining
+      let next = try reader(try cursor.next())
+      if page.firstKey >= lower, let next, next.firstKey <= upper {
+        count += page.remaining
       } else {
-        while let entry = try reader.next(), entry.key <= upper {
+        while let entry = try page.next(), entry.key <= upper {
           if entry.key >= lower { count += 1 }
         }
       }
-      page = next
+      current = next
     }
     return count
   }
