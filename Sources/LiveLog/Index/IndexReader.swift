@@ -98,8 +98,11 @@ struct IndexReader<Txn: ReadableTransaction> {
   ///
   /// The trigrams at offsets 0, 3, 6, … and the last one cover every byte of the pattern, so a
   /// row holds the pattern at `s` exactly when each of them sits at `s` plus its offset: the
-  /// lists become sets of `row << 32 | start` and intersect.
-  func rows(containing pattern: [UInt8], field: Field, anchored: Bool) throws -> (rows: [Row], unsure: [Row])
+  /// lists become sets of `row << 32 | start` and intersect. Only the rows of `members`
+  /// (ascending), when given, are looked for; and after the smallest list, only the rows whose
+  /// starts remain: the other rows' positions are stepped over rather than turned into starts.
+  func rows(containing pattern: [UInt8], field: Field, anchored: Bool, within members: [Row]? = nil) throws
+    -> (rows: [Row], unsure: [Row])
   {
     let offsets = TrigramPostings.coveringOffsets(count: pattern.count)
     let codes = offsets.map {
@@ -107,7 +110,17 @@ struct IndexReader<Txn: ReadableTransaction> {
     }
     let rows = try withIndex { cursor -> [Row] in
       var rows: [Row] = []
-      for segment in directory.starts {
+      for (position, segment) in directory.starts.enumerated() {
+        // The caller's rows in this segment, whose lists hold its rows alone.
+        var here = members
+        if let members {
+          let from = RowSet.gallop(members, from: 0, to: segment)
+          let to =
+            position + 1 < directory.starts.count
+            ? RowSet.gallop(members, from: from, to: directory.starts[position + 1]) : members.count
+          guard from < to else { continue }
+          here = Array(members[from..<to])
+        }
         // Smallest list of this segment first: it bounds the starts.
         var sized: [(count: Int, index: Int)] = []
         for index in codes.indices {
@@ -123,11 +136,25 @@ struct IndexReader<Txn: ReadableTransaction> {
         for (_, index) in sized {
           list.removeAll(keepingCapacity: true)
           let offset = UInt32(offsets[index])
+          // The rows a list may add starts for: those of the starts so far, or the caller's.
+          var filter = here
+          if let starts {
+            var rows: [Row] = []
+            StartSet.appendRows(of: starts, to: &rows)
+            filter = rows
+          }
+          var next = 0
           try SegmentLookup.forEachPart(
             of: IndexKeys.trigramPrefix(codes[index]), kind: .trigram, segment: segment, cursor: &cursor
           ) {
-            try PostingPage.appendStarts(
-              of: $0, segment: segment, offset: offset, anchored: anchored, to: &list)
+            if let filter {
+              try PostingPage.appendStarts(
+                of: $0, segment: segment, offset: offset, anchored: anchored, members: filter, next: &next,
+                to: &list)
+            } else {
+              try PostingPage.appendStarts(
+                of: $0, segment: segment, offset: offset, anchored: anchored, to: &list)
+            }
           }
           starts = starts.map { StartSet.intersection($0, list) } ?? list
           if starts?.isEmpty == true { break }

@@ -182,7 +182,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
       let found: Candidates =
         if case .lookup(let lookup) = node {
-          try read(lookup, estimated: estimate == Self.deferredEstimate ? nil : estimate, depth: depth + 1)
+          try read(
+            lookup, estimated: estimate == Self.deferredEstimate ? nil : estimate, depth: depth + 1,
+            within: current)
         } else { try candidates(node, depth: depth + 1) }
       switch found {
       case .all(let partExact):
@@ -234,8 +236,12 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     return .rows(current, unsure: unsure)
   }
 
-  /// Reads one lookup, recording its step; `estimated` when the caller already knows it.
-  private mutating func read(_ lookup: IndexLookup, estimated: Int?, depth: Int) throws -> Candidates {
+  /// Reads one lookup, recording its step; `estimated` when the caller already knows it. A
+  /// substring lookup of an `AND` looks only among the candidates found so far (`within`): its
+  /// positions are decoded for those rows alone (the step's count is then of those).
+  private mutating func read(_ lookup: IndexLookup, estimated: Int?, depth: Int, within: [Row]? = nil) throws
+    -> Candidates
+  {
     let index = steps.count
     // A range's count comes with its read: an estimate first would step through the same pages.
     let estimate: Int? =
@@ -248,7 +254,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .trigrams(_, let codes):
       found = .unsure(try indexes.rows(holdingAll: codes, limit: Self.estimateLimit))
     case .substring(let field, let pattern, let anchored, let check):
-      let (rows, recent) = try indexes.rows(containing: pattern, field: field, anchored: anchored)
+      let (rows, recent) = try indexes.rows(
+        containing: pattern, field: field, anchored: anchored, within: within)
       switch check {
       case .none: found = .rows(rows, unsure: recent)
       case .all: found = .unsure(rows)

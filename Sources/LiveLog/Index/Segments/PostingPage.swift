@@ -138,6 +138,15 @@ enum PostingPage {
     }
   }
 
+  /// Steps over one row's positions (`readPositions` without their values).
+  static func skipPositions(_ reader: inout PageReader) throws {
+    let head = try reader.varint()
+    guard head & 1 != 0 else { return }
+    let extra = try reader.varint()
+    guard extra < UInt64(reader.bytes.count) else { throw PageDamage("a posting claims too many positions") }
+    for _ in 0..<extra { _ = try reader.varint() }
+  }
+
   /// Appends, for each occurrence of the entry's trigram at a position `p ≥ offset` (only at
   /// `p == offset` when `anchored`), `row << 32 | (p - offset)`: the places a pattern starts at if
   /// this trigram is its `offset`-th. Ascending, since rows and their positions are.
@@ -153,6 +162,36 @@ enum PostingPage {
           if p == offset { starts.append(row << 32) }
         } else if p >= offset {
           starts.append(row << 32 | UInt64(p - offset))
+        }
+      }
+    }
+    guard rows.isAtEnd, positions.isAtEnd else {
+      throw PageDamage("a posting list has bytes after its last row")
+    }
+  }
+
+  /// `appendStarts` for the rows of `members` (ascending) alone: the positions of other rows are
+  /// stepped over, not turned into starts. `next` is the first member not yet passed; the entries
+  /// of one list come in row order, so it carries from one entry to the next.
+  static func appendStarts(
+    of entry: Entry, segment: Row, offset: UInt32, anchored: Bool, members: [Row], next: inout Int,
+    to starts: inout [UInt64]
+  ) throws {
+    var rows = RowReader(entry, segment: segment)
+    var positions = PageReader(entry.positions, at: 0)
+    for _ in 0..<entry.rowCount {
+      let row = try rows.next()
+      while next < members.count && members[next] < row { next += 1 }
+      guard next < members.count && members[next] == row else {
+        try skipPositions(&positions)
+        continue
+      }
+      let high = UInt64(row) << 32
+      try readPositions(&positions) { p in
+        if anchored {
+          if p == offset { starts.append(high) }
+        } else if p >= offset {
+          starts.append(high | UInt64(p - offset))
         }
       }
     }
