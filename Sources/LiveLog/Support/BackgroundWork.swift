@@ -7,16 +7,34 @@ import Synchronization
 final class BackgroundWork<Value: Sendable>: Sendable {
   private let result = Mutex<Result<Value, any Error>?>(nil)
   private let done = DispatchSemaphore(value: 0)
+  /// The work until its thread takes it: held here rather than by the thread's closure, which
+  /// the thread keeps until it exits, after the caller is woken.
+  private let pending: Mutex<(@Sendable () throws -> Value)?>
 
   /// Starts `work` at once on a thread of its own: not one of the system's pool, which a caller
   /// running on it (and waiting here) could leave with no thread free to run the work.
   init(_ work: @escaping @Sendable () throws -> Value) {
+    pending = Mutex(work)
     let thread = Thread { [self] in
-      let outcome = Result { try work() }
-      result.withLock { $0 = outcome }
+      result.withLock { $0 = run() }
       done.signal()
     }
     thread.start()
+  }
+
+  /// Runs the work and lets it go before the caller is woken: what it captured (a store's
+  /// environment, which one process may open once at a time) is released when the caller goes
+  /// on, so that the caller can open that store again at once.
+  private func run() -> Result<Value, any Error> {
+    guard
+      let work = pending.withLock({ job in
+        defer { job = nil }
+        return job
+      })
+    else {
+      preconditionFailure("the work ran twice")
+    }
+    return Result { try work() }
   }
 
   /// Waits until the work ends; its value or its error (each call gives the same).
