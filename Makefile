@@ -104,9 +104,15 @@ cluster: deps-test
 	$(SWIFT) build $(TEST_FLAGS) --product livelog
 	LIVELOG_CLUSTER_ROUNDS=$(CLUSTER_ROUNDS) $(SWIFT) test $(TEST_FLAGS) --skip-build --filter ClusterTests
 
+# One writer in both durability modes; then concurrent writers, durable: small commits that share
+# fsyncs (group commit), and commits of 300 changes that each fold into the index segments.
 crash: deps
 	$(SWIFT) build -c release --product livelog
 	scripts/crash-harness.sh --kills $(CRASH_KILLS) --livelog "$$($(SWIFT) build -c release --show-bin-path)/livelog"
+	scripts/crash-harness.sh --kills $(CRASH_KILLS) --writers 4 --batch 20 --durability durable \
+	  --livelog "$$($(SWIFT) build -c release --show-bin-path)/livelog"
+	scripts/crash-harness.sh --kills $(CRASH_KILLS) --writers 3 --batch 300 --durability durable \
+	  --livelog "$$($(SWIFT) build -c release --show-bin-path)/livelog"
 
 # CORRUPTIONS random flips, zeroed runs and pages, meta-page flips and truncations of a real store;
 # `make test` runs 48 of them.

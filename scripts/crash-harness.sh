@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # usage: scripts/crash-harness.sh [--kills N] [--durability durable|no-meta-sync|no-sync|both]
-#                                 [--batch N] [--lines N] [--seed N] [--livelog PATH] [--work DIR]
-#                                 [--keep]
+#                                 [--batch N] [--writers N] [--lines N] [--seed N] [--livelog PATH]
+#                                 [--work DIR] [--keep]
 #
 # Kills a writing `livelog ingest` with SIGKILL at random moments, N times per durability mode,
 # together with a `livelog log --follow` reader stuck inside its read snapshot (its output is a
@@ -17,21 +17,25 @@
 #     follower that lives through the whole run, polling, keeps the environment open so that
 #     LMDB cannot simply reset its reader table).
 # Each round ingests fresh content (new ids, updates of earlier ones, deletes) in batches of
-# --batch mutations (default 5) from --lines NDJSON lines (default 2000). The first round of each
+# --batch mutations (default 5) from --lines NDJSON lines (default 2000); with --writers N, N
+# threads commit batches at once (`ingest --writers`), so that commits share fsyncs (group
+# commit) and acknowledgements come in any order; a batch of more than 256 mutations takes the
+# bulk path (a fold into the index segments) on every commit. The first round of each
 # mode runs to completion to time the writer; kill delays are then drawn uniformly from the
 # duration of its latest full run (a round that finishes before its kill times it again).
 #
 # Prints one line per mode:
-#   RESULT mode=durable kills=200 completed=0 acknowledged=... lost=0 ... failures=0
+#   RESULT mode=durable writers=1 batch=5 kills=200 completed=0 acknowledged=... lost=0 ... failures=0
 # and exits 0 when nothing failed, 1 otherwise (2 for a usage error). Needs bash, awk and the
 # livelog binary (default: the release build beside this script's package, else `livelog`).
 set -u
-kills=200 modes=both batch=5 lines=2000 seed=$$ livelog= work= keep=0
+kills=200 modes=both batch=5 writers=1 lines=2000 seed=$$ livelog= work= keep=0
 while [ $# -gt 0 ]; do
   case $1 in
     --kills) kills=$2; shift 2 ;;
     --durability) modes=$2; shift 2 ;;
     --batch) batch=$2; shift 2 ;;
+    --writers) writers=$2; shift 2 ;;
     --lines) lines=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --livelog) livelog=$2; shift 2 ;;
@@ -44,7 +48,7 @@ done
 case $modes in durable | no-sync | no-meta-sync) ;; both) modes="durable no-sync" ;; *)
   echo "crash-harness: --durability takes durable, no-meta-sync, no-sync or both" >&2; exit 2 ;;
 esac
-for number in "$kills" "$batch" "$lines" "$seed"; do
+for number in "$kills" "$batch" "$writers" "$lines" "$seed"; do
   case $number in '' | *[!0-9]*) echo "crash-harness: '$number' is not a whole number" >&2; exit 2 ;; esac
 done
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -109,7 +113,7 @@ for mode in $modes; do
     "$livelog" --store "$store" log --follow --format ndjson > "$work/reader.fifo" 2> /dev/null &
     reader=$!
     started=$(now_ms)
-    "$livelog" --store "$store" ingest --batch "$batch" --durability "$mode" --progress-lsn \
+    "$livelog" --store "$store" ingest --batch "$batch" --writers "$writers" --durability "$mode" --progress-lsn \
       "$work/input.ndjson" > "$work/progress" 2> "$work/writer.err" &
     writer=$!
     if [ "$window" -gt 0 ]; then
@@ -136,7 +140,9 @@ for mode in $modes; do
     esac
     printed=$(grep -cE '^[0-9]+$' "$work/progress")
     acknowledged=$((acknowledged + printed))
-    last=$(grep -E '^[0-9]+$' "$work/progress" | tail -n 1)
+    # The highest: concurrent writers acknowledge in any order, and LSNs are contiguous, so a
+    # store that holds the highest holds every one below it.
+    last=$(grep -E '^[0-9]+$' "$work/progress" | sort -n | tail -n 1)
     [ -n "$last" ] && acked=$last
 
     # Reopen and check.
@@ -191,7 +197,7 @@ for mode in $modes; do
   wait "$witness" 2> /dev/null
   witness=
   events=$(json_field events "$work/stats.json")
-  echo "RESULT mode=$mode kills=$kill_count completed=$completed rounds=$round acknowledged=$acknowledged" \
+  echo "RESULT mode=$mode writers=$writers batch=$batch kills=$kill_count completed=$completed rounds=$round acknowledged=$acknowledged" \
     "lost=$lost committed_unacknowledged=$in_flight version=${version:-0} events=${events:-0}" \
     "stale_readers_cleared=$stale max_readers_used=$max_readers window_ms=$window failures=$failures"
   [ "$failures" -gt 0 ] && status=1

@@ -126,6 +126,66 @@ import Testing
     let ends = log.stdout.split(separator: "\n").map { $0.contains("\"commit_end\":true") }
     #expect(ends == [true, false])
   }
+
+  /// `--writers`: batches committed from several threads at once end in the records the input
+  /// says (the last version of each key, deletes applied), each commit acknowledged once.
+  @Test(arguments: [(batch: 7, writers: 4), (batch: 300, writers: 3)])
+  func concurrentWritersEndInTheInputsRecords(batch: Int, writers: Int) throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    var random = SplitMix64(seed: UInt64(batch * 100 + writers))
+    var expected: [Int: String] = [:]
+    var lines: [String] = []
+    for step in 0..<1_000 {
+      let id = Int(random.next() % 400) + 1
+      if random.next() % 10 == 0 {
+        lines.append("{\"delete\": \(id)}")
+        expected[id] = nil
+      } else {
+        lines.append("{\"id\": \(id), \"full_name\": \"o/r\(id)-v\(step)\"}")
+        expected[id] = "o/r\(id)-v\(step)"
+      }
+    }
+    let result = try tool.run(
+      [
+        "ingest", "--batch", "\(batch)", "--writers", "\(writers)", "--progress-lsn", "--format", "json", "-",
+      ],
+      input: lines.joined(separator: "\n"))
+    #expect(result.status == 0, "\(result.stderr)")
+    let output = result.stdout.split(separator: "\n")
+    let acknowledged = output.dropLast().compactMap { Int($0) }
+    let summary = try JSONSerialization.jsonObject(with: Data((output.last ?? "").utf8)) as? [String: Any]
+    // One acknowledgement per commit, each a different LSN, the last the store's last.
+    #expect(acknowledged.count == summary?["commits"] as? Int)
+    #expect(Set(acknowledged).count == acknowledged.count)
+    #expect(acknowledged.max() == summary?["last_lsn"] as? Int)
+
+    let query = try tool.run(["query", "TRUEPREDICATE", "--format", "ndjson"])
+    var found: [Int: String] = [:]
+    for line in query.stdout.split(separator: "\n") {
+      let record = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      let id = try #require(record?["id"] as? Int)
+      #expect(found[id] == nil, "id \(id) listed twice")
+      found[id] = record?["full_name"] as? String
+    }
+    let differing = Set(found.keys).union(expected.keys).filter { found[$0] != expected[$0] }.sorted()
+    #expect(
+      differing.isEmpty,
+      "\(differing.count) ids differ; the first: \(differing.prefix(3).map { "\($0): \(found[$0] ?? "none") for \(expected[$0] ?? "none")" })"
+    )
+    #expect(try tool.run(["verify"]).status == 0)
+  }
+
+  @Test func writersNeedBatchesAndRefuseEveryVersion() throws {
+    let directory = try TemporaryDirectory()
+    let tool = CommandLineTool(store: directory.child("store"))
+    let alone = try tool.run(["ingest", "--writers", "2", "-"], input: "")
+    #expect(alone.status == 2 && alone.stderr.contains("--writers needs --batch"), "\(alone.stderr)")
+    let versions = try tool.run(
+      ["ingest", "--batch", "5", "--writers", "2", "--every-version", "-"], input: "")
+    #expect(versions.status == 2 && versions.stderr.contains("--every-version"), "\(versions.stderr)")
+    #expect(try tool.run(["ingest", "--batch", "5", "--writers", "0", "-"], input: "").status == 2)
+  }
 }
 
 /// Standard input and files are mapped, not read into memory: a pipe goes through an unlinked

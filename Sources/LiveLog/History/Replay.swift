@@ -37,7 +37,6 @@ struct Replayer {
   {
     let (snapshot, sourceCatalog) = try source.makeSnapshot()
     let (catalog, trackers) = try copyLog(through: last, from: snapshot, sourceCatalog, progress: progress)
-    try target.rebuildCheckpoints(like: source)
     // The collections, with every version of their schemas; then each one's state.
     if !catalog.entries.isEmpty {
       try target.environment.write { txn in
@@ -50,7 +49,11 @@ struct Replayer {
         try target.catalog.setStamp(catalog.versionCount, txn)
       }
     }
-    let fingerprints = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress)
+    // The checkpoints read the copied log alone: they are written while the first segment of the
+    // state is laid out on the other threads.
+    let fingerprints = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress) {
+      try target.rebuildCheckpoints(like: source)
+    }
     // A target without its indexes stays marked unfinished: opened, it would answer queries
     // from empty indexes.
     if buildsIndexes {
@@ -68,6 +71,15 @@ struct Replayer {
     progress: (ReplayProgress) -> Void
   ) throws -> (ReplayCatalog, [UInt32: RowTracker]) {
     var catalog = ReplayCatalog()
+    // Each tracker sized once for the rows its collection holds in the source (a hint: a replay to
+    // an earlier version holds fewer), rather than grown through a rehash at every doubling.
+    let events = Int(clamping: last)
+    let capacities = try source.readState(snapshot, sourceCatalog) { read in
+      try Dictionary(
+        uniqueKeysWithValues: sourceCatalog.all.map { collection in
+          (collection.id, min(max(Int(clamping: try collection.nextRow(read.txn)) - 1, 0), events))
+        })
+    }
     var trackers: [UInt32: RowTracker] = [:]
     var pending: (batch: [(lsn: UInt64, bytes: [UInt8])], decoded: BackgroundWork<[FollowedEvent?]>)?
     // Not left running past the call, even when a step fails.
@@ -96,7 +108,7 @@ struct Replayer {
           for followed in try decoded.value() {
             guard let followed else { continue }
             let id = try catalog.entry(for: followed.header).id
-            try trackers[id, default: RowTracker()].follow(followed)
+            try trackers[id, default: RowTracker(capacity: capacities[id] ?? 0)].follow(followed)
           }
           let isFirst = batch.first?.lsn == 1
           try target.environment.write { txn in
@@ -240,6 +252,8 @@ struct FollowedEvent: Sendable {
 struct RowTracker {
   private(set) var rows: [PrimaryKey: (row: UInt64, lsn: UInt64)] = [:]
   private(set) var nextRow: UInt64 = 1
+
+  init(capacity: Int = 0) { rows.reserveCapacity(capacity) }
 
   var count: Int { rows.count }
 

@@ -6,9 +6,11 @@ import LMDB
 extension Replayer {
   /// Writes the state of the records `trackers` followed (by collection id), reading them from
   /// the source as of `snapshot`. Returns the index fingerprints when `buildsIndexes` is false.
+  /// `meanwhile`, other writes of the replay, runs once on this thread while the first segment is
+  /// laid out on the others (or at the end when there is none), so that no core waits for it.
   func writeState(
     of trackers: [UInt32: RowTracker], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
-    progress: (ReplayProgress) -> Void
+    progress: (ReplayProgress) -> Void, meanwhile: () throws -> Void
   ) throws -> [UInt32: StateContent.IndexFingerprints] {
     let state = try target.catalog.refresh()
     let total = UInt64(trackers.values.reduce(0) { $0 + $1.count })
@@ -18,6 +20,12 @@ extension Replayer {
       written += UInt64(rows)
       progress(ReplayProgress(step: .buildingState, completed: written, total: total))
     }
+    var waiting = true
+    func runMeanwhile() throws {
+      guard waiting else { return }
+      waiting = false
+      try meanwhile()
+    }
     for collection in state.all {
       guard let tracker = trackers[collection.id] else { continue }
       let survivors = tracker.survivors().map {
@@ -26,7 +34,9 @@ extension Replayer {
       }
       let segments = StoredCollection.rebuiltSegments(of: survivors.map(\.row))
       if buildsIndexes {
-        try writeIndexed(collection, survivors, segments, from: snapshot, sourceCatalog, done: advance)
+        try writeIndexed(
+          collection, survivors, segments, from: snapshot, sourceCatalog, meanwhile: runMeanwhile,
+          done: advance)
       } else {
         fingerprints[collection.id] = try writeFingerprinted(
           collection, survivors, segments, from: snapshot, sourceCatalog, done: advance)
@@ -35,6 +45,7 @@ extension Replayer {
         try collection.finishRebuilt(survivors, nextRow: tracker.nextRow, txn)
       }
     }
+    try runMeanwhile()
     return fingerprints
   }
 
@@ -45,7 +56,7 @@ extension Replayer {
   private func writeIndexed(
     _ collection: StoredCollection, _ survivors: [StoredCollection.RebuiltRow],
     _ segments: [(rows: Range<Int>, start: Row)], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
-    done: (_ rows: Int) -> Void
+    meanwhile: () throws -> Void, done: (_ rows: Int) -> Void
   ) throws {
     var directory = try target.environment.read { try collection.directory($0) }
     directory.begin(for: collection.schema)
@@ -70,6 +81,7 @@ extension Replayer {
     var next = segments.isEmpty ? nil : layOut(0)
     // Not left running past the call, even when a write fails.
     defer { _ = try? next?.value() }
+    try meanwhile()
     for segment in segments.indices {
       guard let work = next else { break }
       let pages = try work.value()

@@ -1,13 +1,14 @@
 import Foundation
 import LiveLog
+import Synchronization
 
 let ingestCommand = Command(
   name: "ingest",
   summary: "add repositories from search responses, JSON arrays, NDJSON or CSV",
   help: """
-    usage: livelog ingest [--collection NAME] [--batch N] [--format text|json] [--input-format FORMAT]
-                          [--durability durable|no-meta-sync|no-sync] [--every-version]
-                          [--progress-lsn] FILE...
+    usage: livelog ingest [--collection NAME] [--batch N [--writers N]] [--format text|json]
+                          [--input-format FORMAT] [--durability durable|no-meta-sync|no-sync]
+                          [--every-version] [--progress-lsn] FILE...
 
     Reads each FILE (- for standard input) and commits its mutations: a search-API response
     ({"items": [...]}), a JSON array of records, NDJSON whose lines are records,
@@ -26,6 +27,11 @@ let ingestCommand = Command(
     options:
       --collection NAME    the collection to ingest into (default: repositories)
       --batch N            commit every N mutations instead of once per file
+      --writers N          commit N batches at once from N threads (default 1), as concurrent
+                           writers of an app do: commits that arrive together share one fsync
+                           (group commit), each acknowledged once durable. Each key is written
+                           by one batch only, so the order of the batches changes no record;
+                           not with --every-version, whose versions must keep their order
       --format text|json   the summary as text (default) or one JSON object with first_lsn,
                            last_lsn, inserted, updated, unchanged, deleted, commits
       --input-format F     search-response, array, ndjson or csv (default: detected)
@@ -49,9 +55,18 @@ let ingestCommand = Command(
     let durability = try arguments.choice("--durability", ["durable", "no-meta-sync", "no-sync"])
     let everyVersion = arguments.flag("--every-version")
     let progressLSN = arguments.flag("--progress-lsn")
+    let writers = try arguments.integer("--writers", in: 1...64) ?? 1
     let paths = try arguments.remaining()
     guard !paths.isEmpty else {
       throw UsageError(message: "ingest needs at least one FILE (- for standard input)")
+    }
+    if writers > 1 && batchSize == nil {
+      throw UsageError(message: "--writers needs --batch N: the writers commit batches")
+    }
+    if writers > 1 && everyVersion {
+      throw UsageError(
+        message:
+          "--writers cannot go with --every-version: concurrent commits would not keep the versions' order")
     }
 
     var options = StoreOptions()
@@ -112,42 +127,72 @@ let ingestCommand = Command(
     }
     for (index, file) in files.enumerated() {
       var fileSummary = CommitSummary()
-      func commit(_ mutations: [Mutation]) throws {
-        switch Result(catching: { try store.write(mutations) }) {
-        case .success(let summary):
-          fileSummary.accumulate(summary)
-          if progressLSN, let last = summary.lastLSN { context.output.line("\(last)") }
-        case .failure(let error):
-          var done = total
-          done.accumulate(fileSummary)
-          var message = "error: \(error)"
-          if let first = done.firstLSN, let last = done.lastLSN {
-            let plural = done.commits == 1 ? "" : "s"
-            message +=
-              "\nthe \(done.commits) earlier commit\(plural) of this ingest (LSN \(first)–\(last)) are kept; "
-              + "the failed commit of \(mutations.count) mutations wrote nothing."
-          } else if !(error is StoreError) {
-            // A StoreError says itself that nothing of the commit was written.
-            message += "\nnothing was written."
+      /// Commits `batches`, all at once from as many threads when there are several; reports
+      /// each commit's LSN as soon as it returned, and fails with what was kept.
+      func commit(_ batches: [[Mutation]]) throws {
+        let results = Mutex<[Result<CommitSummary, any Error>?]>(Array(repeating: nil, count: batches.count))
+        let output = context.output
+        let write: @Sendable (Int) -> Void = { index in
+          let result = Result { try store.write(batches[index]) }
+          results.withLock { results in
+            // Under the lock: the writers share the output.
+            if progressLSN, case .success(let summary) = result, let last = summary.lastLSN {
+              output.line("\(last)")
+            }
+            results[index] = result
           }
-          throw ExitStatus(status: 1, message: message)
         }
+        if batches.count == 1 {
+          write(0)
+        } else {
+          DispatchQueue.concurrentPerform(iterations: batches.count, execute: write)
+        }
+        // Every commit that succeeded counts, even one of a writer that finished after another failed.
+        var failure: (error: any Error, mutations: Int)?
+        for (index, result) in results.withLock({ $0 }).enumerated() {
+          switch result {
+          case .success(let summary): fileSummary.accumulate(summary)
+          case .failure(let error): if failure == nil { failure = (error, batches[index].count) }
+          case nil: break
+          }
+        }
+        guard let (error, count) = failure else { return }
+        var done = total
+        done.accumulate(fileSummary)
+        var message = "error: \(error)"
+        if let first = done.firstLSN, let last = done.lastLSN {
+          let plural = done.commits == 1 ? "" : "s"
+          message +=
+            "\nthe \(done.commits) other commit\(plural) of this ingest (LSN \(first)–\(last)) are kept; "
+            + "the failed commit of \(count) mutations wrote nothing."
+        } else if !(error is StoreError) {
+          // A StoreError says itself that nothing of the commit was written.
+          message += "\nnothing was written."
+        }
+        throw ExitStatus(status: 1, message: message)
       }
       if let mutations = kept[index], batchSize == nil {
-        try commit(mutations.filter { !isSuperseded($0) })
+        try commit([mutations.filter { !isSuperseded($0) }])
       } else {
         var pending: [Mutation] = []
+        // Full batches waiting for the other writers' batches.
+        var together: [[Mutation]] = []
         let limit = batchSize ?? Int.max
         try file.forEachMutation(for: input) { mutation, bytesRead in
           if isSuperseded(mutation) { return }
           pending.append(mutation)
           if pending.count >= limit {
-            try commit(pending)
+            together.append(pending)
             pending.removeAll(keepingCapacity: true)
-            writing.update(writtenBytes + bytesRead, detail: "\(grouped(fileSummary.events)) events")
+            if together.count == writers {
+              try commit(together)
+              together.removeAll()
+              writing.update(writtenBytes + bytesRead, detail: "\(grouped(fileSummary.events)) events")
+            }
           }
         }
-        if !pending.isEmpty { try commit(pending) }
+        if !pending.isEmpty { together.append(pending) }
+        if !together.isEmpty { try commit(together) }
       }
       writtenBytes += file.byteCount
       writing.update(writtenBytes, detail: "\(grouped(total.events + fileSummary.events)) events")

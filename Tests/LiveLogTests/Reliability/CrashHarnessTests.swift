@@ -51,6 +51,28 @@ import Testing
     #expect(noSync["lost"] == 0)
   }
 
+  /// Concurrent writers (`ingest --writers`): small commits that share fsyncs (group commit),
+  /// and commits of more than 256 changes, each of which folds into the index segments (the
+  /// bulk path). Acknowledgements come in any order; the highest must be in the store.
+  @Test(arguments: [(batch: 20, writers: 4), (batch: 300, writers: 3)])
+  func killedConcurrentWritersLoseNoAcknowledgedCommit(batch: Int, writers: Int) throws {
+    let directory = try TemporaryDirectory()
+    let result = try CommandLineTool.launch(
+      "/bin/bash",
+      [
+        Self.script, "--kills", "8", "--lines", "900", "--batch", "\(batch)", "--writers", "\(writers)",
+        "--durability", "durable", "--seed", "20261203", "--livelog", CommandLineTool.executable, "--work",
+        directory.child("work"),
+      ])
+    #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+    let durable = try #require(Self.results(result.stdout)["durable"], "\(result.stdout)")
+    #expect(durable["writers"] == writers && durable["batch"] == batch)
+    #expect(durable["kills"] == 8)
+    #expect(durable["lost"] == 0)
+    #expect(durable["failures"] == 0)
+    #expect((durable["acknowledged"] ?? 0) > 0)
+  }
+
   /// The harness is not vacuous: a store that reports less than was acknowledged fails it.
   @Test func theHarnessFailsWhenAnAcknowledgedCommitIsMissing() throws {
     let directory = try TemporaryDirectory()

@@ -120,7 +120,7 @@ enum PostingPage {
     }
   }
 
-  /// Reads one row's positions (ascending, at least one; the layout `encodePositions` writes)
+  /// Reads one row's positions (ascending, at least one; the layout `writePositions` writes)
   /// and calls `body` with each.
   static func readPositions(_ reader: inout PageReader, _ body: (UInt32) throws -> Void) throws {
     let head = try reader.varint()
@@ -228,16 +228,23 @@ enum PostingPage {
     return rows.indices.map { (rows[$0], Array(positions[bounds[$0]..<bounds[$0 + 1]])) }
   }
 
-  /// Appends the encoding of one row's positions (ascending, at least one).
-  static func encodePositions(_ positions: UnsafeBufferPointer<UInt32>, to bytes: inout [UInt8]) {
-    let first = UInt64(positions[0])
+  /// Writes one row's positions (ascending, at least one) into `out` at `at`, which has room
+  /// for five bytes a position and five more; returns where they end.
+  @inline(__always)
+  static func writePositions(
+    _ positions: UnsafeBufferPointer<UInt32>, to out: UnsafeMutableBufferPointer<UInt8>, at: Int
+  )
+    -> Int
+  {
+    guard let first = positions.first else { return at }
     let more = positions.count > 1
-    PageBytes.appendVarint(first << 1 | (more ? 1 : 0), to: &bytes)
-    guard more else { return }
-    PageBytes.appendVarint(UInt64(positions.count - 1), to: &bytes)
+    var at = PageBytes.putVarint(UInt64(first) << 1 | (more ? 1 : 0), into: out, at: at)
+    guard more else { return at }
+    at = PageBytes.putVarint(UInt64(positions.count - 1), into: out, at: at)
     for index in 1..<positions.count {
-      PageBytes.appendVarint(UInt64(positions[index] - positions[index - 1]), to: &bytes)
+      at = PageBytes.putVarint(UInt64(positions[index] - positions[index - 1]), into: out, at: at)
     }
+    return at
   }
 }
 
@@ -302,6 +309,20 @@ enum PageBytes {
       value >>= 7
     }
     bytes.append(UInt8(value))
+  }
+
+  /// Writes `value` into `out` at `at`, which has room for it; returns where it ends.
+  @inline(__always)
+  static func putVarint(_ value: UInt64, into out: UnsafeMutableBufferPointer<UInt8>, at: Int) -> Int {
+    var value = value
+    var at = at
+    while value >= 0x80 {
+      out[at] = UInt8(truncatingIfNeeded: value) | 0x80
+      value >>= 7
+      at += 1
+    }
+    out[at] = UInt8(value)
+    return at + 1
   }
 
   @inline(__always)

@@ -29,6 +29,8 @@ struct PostingPageWriter {
   private var positionBytes: [UInt8] = []
   private var rowLength = 0
   private var positionLength = 0
+  /// Where each row encoded by `encode` ends in `rowBytes` and `positionBytes`.
+  private var rowEnds: [(rows: Int, positions: Int)] = []
 
   init(segment: Row, kind: IndexKind) {
     self.segment = segment
@@ -83,99 +85,67 @@ struct PostingPageWriter {
   /// Encodes rows from `start` into `rowBytes` and `positionBytes` while the entry stays within
   /// `room` bytes; returns how many (at least one when `atLeastOne`, even past the room: one
   /// row's positions may exceed a page).
+  ///
+  /// Only as many rows are encoded as could fit — each takes a byte of rows at least, and a byte
+  /// of positions in a trigram list — so that a long list, cut into many parts, costs its length
+  /// once rather than its length for every part. The largest run that fits is then found from
+  /// each row's end, through pointers.
   private mutating func encode(
     key: [UInt8], _ source: PostingListSource, from start: Int, room: Int, atLeastOne: Bool
   ) -> Int {
-    // Most lists fit whole: encode them at once, through pointers, and check once.
-    let remaining = source.rows.count - start
-    let positionCount =
-      positional ? (source.bounds.map { $0[source.rows.count] - $0[start] } ?? 0) : 0
-    if rowBytes.count < remaining * 5 { rowBytes = [UInt8](repeating: 0, count: remaining * 10) }
-    if positionBytes.count < (positionCount + remaining) * 5 {
-      positionBytes = [UInt8](repeating: 0, count: (positionCount + remaining) * 10)
-    }
-    let segment = self.segment
     let positional = self.positional
-    rowLength = rowBytes.withUnsafeMutableBufferPointer { out in
-      var at = 0
-      var previous = segment
-      for index in start..<source.rows.count {
-        let row = source.rows[index]
-        at = Self.putVarint(UInt64(row &- previous), out, at)
-        previous = row
-      }
-      return at
+    let end = start + min(source.rows.count - start, max(positional ? room / 2 : room, 1))
+    let rows = end - start
+    let positionCount = positional ? (source.bounds.map { $0[end] - $0[start] } ?? 0) : 0
+    // A varint takes five bytes at most: a row's step; a position, and a row's count of them.
+    if rowBytes.count < rows * 5 { rowBytes = [UInt8](repeating: 0, count: rows * 10) }
+    if positionBytes.count < (positionCount + rows) * 5 {
+      positionBytes = [UInt8](repeating: 0, count: (positionCount + rows) * 10)
     }
-    positionLength =
-      positional
-      ? positionBytes.withUnsafeMutableBufferPointer { out in
-        var at = 0
-        for index in start..<source.rows.count {
-          guard let positions = source.positions(of: index), let first = positions.first else { continue }
-          at = Self.putVarint(UInt64(first) << 1 | (positions.count > 1 ? 1 : 0), out, at)
-          guard positions.count > 1 else { continue }
-          at = Self.putVarint(UInt64(positions.count - 1), out, at)
-          for offset in 1..<positions.count {
-            at = Self.putVarint(UInt64(positions[offset] - positions[offset - 1]), out, at)
+    if rowEnds.count < rows { rowEnds = [(rows: Int, positions: Int)](repeating: (0, 0), count: rows * 2) }
+    let segment = self.segment
+    rowEnds.withUnsafeMutableBufferPointer { ends in
+      rowBytes.withUnsafeMutableBufferPointer { rowOut in
+        positionBytes.withUnsafeMutableBufferPointer { positionOut in
+          var rowAt = 0
+          var positionAt = 0
+          // A part's first row steps from the segment's start, as a whole list's does.
+          var previous = segment
+          for index in start..<end {
+            let row = source.rows[index]
+            rowAt = PageBytes.putVarint(UInt64(row &- previous), into: rowOut, at: rowAt)
+            previous = row
+            if positional, let positions = source.positions(of: index) {
+              positionAt = PostingPage.writePositions(positions, to: positionOut, at: positionAt)
+            }
+            ends[index - start] = (rowAt, positionAt)
           }
         }
-        return at
-      } : 0
-    if headerSize(key: key, rowCount: remaining) + rowLength + positionLength <= room {
-      return remaining
-    }
-    // Too long for the room: row by row, as far as it goes.
-    var rows: [UInt8] = []
-    var positions: [UInt8] = []
-    var previous = segment
-    var index = start
-    while index < source.rows.count {
-      let rowMark = rows.count
-      let positionMark = positions.count
-      let row = source.rows[index]
-      PageBytes.appendVarint(UInt64(row &- previous), to: &rows)
-      if positional, let list = source.positions(of: index) {
-        PostingPage.encodePositions(list, to: &positions)
       }
-      rowLength = rows.count
-      positionLength = positions.count
-      let taken = index - start + 1
-      if headerSize(key: key, rowCount: taken) + rowLength + positionLength > room
-        && !(atLeastOne && taken == 1)
-      {
-        rows.removeSubrange(rowMark...)
-        positions.removeSubrange(positionMark...)
-        break
-      }
-      previous = row
-      index += 1
     }
-    Self.fill(&rowBytes, with: rows)
-    rowLength = rows.count
-    Self.fill(&positionBytes, with: positions)
-    positionLength = positions.count
-    return index - start
-  }
-
-  @inline(__always)
-  private static func fill(_ buffer: inout [UInt8], with bytes: [UInt8]) {
-    bytes.withUnsafeBytes { fill(&buffer, with: $0) }
-  }
-
-  @inline(__always)
-  private static func putVarint(_ value: UInt64, _ out: UnsafeMutableBufferPointer<UInt8>, _ at: Int) -> Int {
-    var value = value
-    var at = at
-    while value >= 0x80 {
-      out[at] = UInt8(truncatingIfNeeded: value) | 0x80
-      value >>= 7
-      at += 1
+    // The entry of the first `taken` rows grows with `taken`: find the most that fit.
+    func fits(_ taken: Int) -> Bool {
+      let (rowLength, positionLength) = rowEnds[taken - 1]
+      return headerSize(key: key, rowCount: taken, rowLength: rowLength, positionLength: positionLength)
+        + rowLength + positionLength <= room
     }
-    out[at] = UInt8(value)
-    return at + 1
+    var low = 0
+    var high = rows
+    while low < high {
+      let middle = (low + high + 1) / 2
+      if fits(middle) { low = middle } else { high = middle - 1 }
+    }
+    let taken = low == 0 && atLeastOne ? 1 : low
+    guard taken > 0 else { return 0 }
+    (rowLength, positionLength) = rowEnds[taken - 1]
+    return taken
   }
 
   private func headerSize(key: [UInt8], rowCount: Int) -> Int {
+    headerSize(key: key, rowCount: rowCount, rowLength: rowLength, positionLength: positionLength)
+  }
+
+  private func headerSize(key: [UInt8], rowCount: Int, rowLength: Int, positionLength: Int) -> Int {
     PageBytes.varintSize(UInt64(key.count)) + key.count + PageBytes.varintSize(UInt64(rowCount))
       + PageBytes.varintSize(UInt64(rowLength))
       + (positional ? PageBytes.varintSize(UInt64(positionLength)) : 0)

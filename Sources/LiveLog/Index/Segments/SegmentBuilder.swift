@@ -121,31 +121,55 @@ struct SegmentBuilder: Sendable {
   }
 
   /// Sorts the trigram keys by code, keeping each code's postings in the order they came (rows
-  /// ascending): a least-significant-digit radix sort over the code's four bytes.
-  mutating func sortTrigrams() {
-    var source = trigramKeys
-    guard source.count > 1 else { return }
-    // Dropped, so that the passes write the buffer in place rather than copying it.
-    trigramKeys = []
-    var target = [UInt64](repeating: 0, count: source.count)
-    var differing: UInt64 = 0
-    let first = source[0]
-    for key in source { differing |= key ^ first }
-    var counts = [Int](repeating: 0, count: 257)
-    for pass in 4..<8 {
-      let shift = UInt64(pass * 8)
-      guard (differing >> shift) & 0xFF != 0 else { continue }
-      for index in counts.indices { counts[index] = 0 }
-      for key in source { counts[Int((key >> shift) & 0xFF) + 1] += 1 }
-      for index in 1..<257 { counts[index] += counts[index - 1] }
-      for key in source {
-        let bucket = Int((key >> shift) & 0xFF)
-        target[counts[bucket]] = key
-        counts[bucket] += 1
+  /// ascending): a least-significant-digit radix sort over the code's 32 bits in three digits of
+  /// 11, 11 and 10 bits. One read of the keys counts every digit; then each digit on which the
+  /// keys differ moves them once. The passes run over raw buffers: a replay sorts tens of
+  /// millions of keys, and the arrays' bounds and uniqueness checks cost as much as the moves.
+  mutating func sortTrigrams() { Self.sortByCode(&trigramKeys) }
+
+  /// `sortTrigrams` on its own: `keys` stably sorted by their high 32 bits.
+  static func sortByCode(_ keys: inout [UInt64]) {
+    let count = keys.count
+    guard count > 1 else { return }
+    // Taken out, so that the passes write the buffers in place rather than copying them.
+    var source: [UInt64] = []
+    swap(&source, &keys)
+    // Every element is written by the first pass before any is read.
+    var target = [UInt64](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    let digits: [(shift: UInt64, mask: UInt64)] = [(32, 0x7FF), (43, 0x7FF), (54, 0x3FF)]
+    var counts = [Int](repeating: 0, count: digits.count * 2048)
+    counts.withUnsafeMutableBufferPointer { counts in
+      source.withUnsafeBufferPointer { stored in
+        for key in stored {
+          counts[Int(truncatingIfNeeded: (key >> 32) & 0x7FF)] += 1
+          counts[2048 + Int(truncatingIfNeeded: (key >> 43) & 0x7FF)] += 1
+          counts[4096 + Int(truncatingIfNeeded: key >> 54)] += 1
+        }
       }
-      swap(&source, &target)
+      for (digit, (shift, mask)) in digits.enumerated() {
+        let base = digit * 2048
+        // A digit every key shares orders nothing.
+        if counts[base + Int(truncatingIfNeeded: (source[0] >> shift) & mask)] == count { continue }
+        // Each bucket's first place.
+        var place = 0
+        for bucket in base..<(base + 2048) {
+          let size = counts[bucket]
+          counts[bucket] = place
+          place += size
+        }
+        source.withUnsafeBufferPointer { stored in
+          target.withUnsafeMutableBufferPointer { moved in
+            for key in stored {
+              let bucket = base + Int(truncatingIfNeeded: (key >> shift) & mask)
+              moved[counts[bucket]] = key
+              counts[bucket] += 1
+            }
+          }
+        }
+        swap(&source, &target)
+      }
     }
-    trigramKeys = source
+    swap(&source, &keys)
   }
 
   /// The pages of one segment holding the entries of `parts` (consecutive runs of rows, in

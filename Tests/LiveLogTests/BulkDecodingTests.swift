@@ -1,0 +1,58 @@
+import Testing
+
+@testable import LiveLog
+
+/// The two inner loops of a replay that replace standard-library calls for speed, each checked
+/// against the call it replaces on random input.
+@Suite struct BulkDecodingTests {
+  /// `SegmentBuilder.sortByCode` orders by the high 32 bits and keeps the order of equal codes
+  /// (a posting list's rows stay ascending): the standard library's sort, stabilized by each
+  /// key's first place, is the oracle.
+  @Test(arguments: [0, 1, 2, 3, 100, 5_000, 70_000])
+  func radixSortEqualsAStableSortByCode(count: Int) {
+    var random = SplitMix64(seed: UInt64(count) &+ 17)
+    for codes in [UInt64(1), 7, 3_000, 1 << 32] {
+      // Codes from a few (most keys tie, and some digits are shared by every key) to any.
+      let keys = (0..<count).map { _ in (random.next() % codes) << 32 | random.next() & 0xFFFF_FFFF }
+      let expected = keys.enumerated().sorted {
+        ($0.element >> 32, $0.offset) < ($1.element >> 32, $1.offset)
+      }
+      .map(\.element)
+      var sorted = keys
+      SegmentBuilder.sortByCode(&sorted)
+      #expect(sorted == expected, "\(count) keys of \(codes) codes")
+    }
+  }
+
+  /// `ByteReader.validatedString` accepts exactly the bytes `String(validating:as:)` accepts and
+  /// returns the same string: random bytes (mostly invalid), valid text with one byte changed
+  /// (truncated, overlong, surrogate and out-of-range sequences), and valid text.
+  @Test func validatedStringAgreesWithTheStandardLibrary() {
+    var random = SplitMix64(seed: 20_261_203)
+    let samples = [
+      "", "a", "octocat/Hello-World", "café", "日本語のテキスト", "emoji 🦄 here", "\u{FFFD}", "\u{10FFFF}",
+    ]
+    var accepted = 0
+    var refused = 0
+    for round in 0..<20_000 {
+      var bytes: [UInt8]
+      switch round % 3 {
+      case 0:
+        bytes = (0..<Int(random.next() % 12)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+      case 1:
+        bytes = Array(samples[Int(random.next() % UInt64(samples.count))].utf8)
+        if !bytes.isEmpty {
+          bytes[Int(random.next() % UInt64(bytes.count))] = UInt8(truncatingIfNeeded: random.next())
+        }
+      default:
+        bytes = Array(samples[Int(random.next() % UInt64(samples.count))].utf8)
+      }
+      let expected = String(validating: bytes, as: UTF8.self)
+      let found = bytes.withUnsafeBufferPointer { ByteReader.validatedString($0) }
+      #expect(found == expected, "\(bytes)")
+      if expected == nil { refused += 1 } else { accepted += 1 }
+    }
+    // Both outcomes were tried many times.
+    #expect(accepted > 1_000 && refused > 1_000)
+  }
+}
