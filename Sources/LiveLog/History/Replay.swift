@@ -71,13 +71,15 @@ struct Replayer {
     progress: (ReplayProgress) -> Void
   ) throws -> (ReplayCatalog, [UInt32: RowTracker]) {
     var catalog = ReplayCatalog()
-    // Each tracker sized once for the rows its collection holds in the source (a hint: a replay to
-    // an earlier version holds fewer), rather than grown through a rehash at every doubling.
+    // Each tracker sized once for the records its collection holds in the source, rather than
+    // grown through a rehash at every doubling. A hint only: a replay to an earlier version may
+    // hold more or fewer, and a count the source cannot read (its state is what a repair
+    // replaces) gives none.
     let events = Int(clamping: last)
     let capacities = try source.readState(snapshot, sourceCatalog) { read in
-      try Dictionary(
+      Dictionary(
         uniqueKeysWithValues: sourceCatalog.all.map { collection in
-          (collection.id, min(max(Int(clamping: try collection.nextRow(read.txn)) - 1, 0), events))
+          (collection.id, min(max((try? collection.count(read.txn)) ?? 0, 0), events))
         })
     }
     var trackers: [UInt32: RowTracker] = [:]

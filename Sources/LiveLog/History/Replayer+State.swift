@@ -7,7 +7,8 @@ extension Replayer {
   /// Writes the state of the records `trackers` followed (by collection id), reading them from
   /// the source as of `snapshot`. Returns the index fingerprints when `buildsIndexes` is false.
   /// `meanwhile`, other writes of the replay, runs once on this thread while the first segment is
-  /// laid out on the others (or at the end when there is none), so that no core waits for it.
+  /// laid out on the others, so that no core waits for it (without that overlap when there is no
+  /// segment to lay out).
   func writeState(
     of trackers: [UInt32: RowTracker], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
     progress: (ReplayProgress) -> Void, meanwhile: () throws -> Void

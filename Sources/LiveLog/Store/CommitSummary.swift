@@ -20,10 +20,11 @@ public struct CommitSummary: Sendable, Hashable {
   /// Events the commit appended.
   public var events: Int { inserted + updated + deleted }
 
-  /// Adds another commit's counts, keeping the widest LSN range.
+  /// Adds another commit's counts, keeping the widest LSN range: commits of concurrent writers
+  /// may be accumulated in any order.
   public mutating func accumulate(_ other: CommitSummary) {
-    if firstLSN == nil { firstLSN = other.firstLSN }
-    if other.lastLSN != nil { lastLSN = other.lastLSN }
+    if let first = other.firstLSN { firstLSN = min(firstLSN ?? first, first) }
+    if let last = other.lastLSN { lastLSN = max(lastLSN ?? last, last) }
     inserted += other.inserted
     updated += other.updated
     unchanged += other.unchanged

@@ -29,9 +29,10 @@ let ingestCommand = Command(
       --batch N            commit every N mutations instead of once per file
       --writers N          commit N batches at once from N threads (default 1), as concurrent
                            writers of an app do: commits that arrive together share one fsync
-                           (group commit), each acknowledged once durable. Each key is written
-                           by one batch only, so the order of the batches changes no record;
-                           not with --every-version, whose versions must keep their order
+                           (group commit), each acknowledged once durable, in any order. The
+                           ingest keeps only each key's last mutation, so the order of the
+                           batches changes no record; not with --every-version, whose versions
+                           must keep their order
       --format text|json   the summary as text (default) or one JSON object with first_lsn,
                            last_lsn, inserted, updated, unchanged, deleted, commits
       --input-format F     search-response, array, ndjson or csv (default: detected)
@@ -127,8 +128,8 @@ let ingestCommand = Command(
     }
     for (index, file) in files.enumerated() {
       var fileSummary = CommitSummary()
-      /// Commits `batches`, all at once from as many threads when there are several; reports
-      /// each commit's LSN as soon as it returned, and fails with what was kept.
+      /// Commits `batches`, all at once from a thread each when there are several; reports each
+      /// commit's LSN as soon as it returned, and fails with what was kept.
       func commit(_ batches: [[Mutation]]) throws {
         let results = Mutex<[Result<CommitSummary, any Error>?]>(Array(repeating: nil, count: batches.count))
         let output = context.output
@@ -145,26 +146,41 @@ let ingestCommand = Command(
         if batches.count == 1 {
           write(0)
         } else {
-          DispatchQueue.concurrentPerform(iterations: batches.count, execute: write)
+          // Threads of their own, not a pool sized to the cores: a commit spends most of its
+          // time waiting for its fsync, and group commit needs the others to arrive meanwhile.
+          let finished = DispatchGroup()
+          for index in batches.indices {
+            finished.enter()
+            Thread {
+              write(index)
+              finished.leave()
+            }.start()
+          }
+          finished.wait()
         }
-        // Every commit that succeeded counts, even one of a writer that finished after another failed.
-        var failure: (error: any Error, mutations: Int)?
+        // Every commit that succeeded counts, even one that finished after another failed.
+        var failed: (count: Int, mutations: Int, error: (any Error)?) = (0, 0, nil)
         for (index, result) in results.withLock({ $0 }).enumerated() {
           switch result {
           case .success(let summary): fileSummary.accumulate(summary)
-          case .failure(let error): if failure == nil { failure = (error, batches[index].count) }
+          case .failure(let error):
+            failed = (failed.count + 1, failed.mutations + batches[index].count, failed.error ?? error)
           case nil: break
           }
         }
-        guard let (error, count) = failure else { return }
+        guard let error = failed.error else { return }
         var done = total
         done.accumulate(fileSummary)
         var message = "error: \(error)"
+        let what =
+          failed.count == 1
+          ? "the failed commit of \(failed.mutations) mutations wrote nothing"
+          : "the \(failed.count) failed commits of \(failed.mutations) mutations in all wrote nothing"
         if let first = done.firstLSN, let last = done.lastLSN {
           let plural = done.commits == 1 ? "" : "s"
+          let which = writers > 1 ? "other" : "earlier"
           message +=
-            "\nthe \(done.commits) other commit\(plural) of this ingest (LSN \(first)–\(last)) are kept; "
-            + "the failed commit of \(count) mutations wrote nothing."
+            "\nthe \(done.commits) \(which) commit\(plural) of this ingest (LSN \(first)–\(last)) are kept; \(what)."
         } else if !(error is StoreError) {
           // A StoreError says itself that nothing of the commit was written.
           message += "\nnothing was written."

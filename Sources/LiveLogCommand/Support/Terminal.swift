@@ -6,8 +6,8 @@ import Foundation
 
 /// Buffered standard output: the engine can produce far more lines than `print` writes quickly.
 final class Output: @unchecked Sendable {
-  // @unchecked: one thread writes at a time — the command's, or `watch`'s printing queue while
-  // the command's thread only waits.
+  // @unchecked: one thread writes at a time — the command's, `watch`'s printing queue while
+  // the command's thread only waits, or one of `ingest --writers`' threads under its lock.
   private var buffer: [UInt8] = []
   /// Flush after every line, for followers (`watch`, `log --follow`) that a pipe reads live.
   var lineBuffered = false
