@@ -79,7 +79,7 @@ struct Replayer {
     let capacities = try source.readState(snapshot, sourceCatalog) { read in
       Dictionary(
         uniqueKeysWithValues: sourceCatalog.all.map { collection in
-          (collection.id, min(max((try? collection.count(read.txn)) ?? 0, 0), events))
+          (collection.id, min((try? collection.count(read.txn)) ?? 0, events))
         })
     }
     var trackers: [UInt32: RowTracker] = [:]

@@ -68,7 +68,9 @@ struct PostingPageWriter {
     rowLength = rows.count
     Self.fill(&positionBytes, with: positions)
     positionLength = positions.count
-    let size = headerSize(key: key, rowCount: rowCount) + rowLength + positionLength
+    let size =
+      headerSize(key: key, rowCount: rowCount, rowLength: rowLength, positionLength: positionLength)
+      + rowLength + positionLength
     if !offsets.isEmpty && pageSize + 2 + size > PostingPage.capacity { flush() }
     append(key: key, firstRow: firstRow, rowCount: rowCount)
   }
@@ -139,10 +141,6 @@ struct PostingPageWriter {
     guard taken > 0 else { return 0 }
     (rowLength, positionLength) = rowEnds[taken - 1]
     return taken
-  }
-
-  private func headerSize(key: [UInt8], rowCount: Int) -> Int {
-    headerSize(key: key, rowCount: rowCount, rowLength: rowLength, positionLength: positionLength)
   }
 
   private func headerSize(key: [UInt8], rowCount: Int, rowLength: Int, positionLength: Int) -> Int {
