@@ -29,13 +29,10 @@ extension QueryExecutor {
     return rows
   }
 
-  /// How many candidates make checking them on every core worth waking the workers for: a check
-  /// costs from a few tenths of a microsecond (a record in the cache, two integers compared) to
-  /// more than one (a record read from memory, text folded), and handing parts to other threads
-  /// costs more than it saves below a few hundred. Measured on two cores at 1M records, checking
-  /// `stargazers_count > 10` on a rare term's 272 candidates had a lower median alone (about 0.8
-  /// against 0.9 ms) and on 890 candidates a higher one (4.8 against 4.3 ms).
-  static var parallelCheckMinimum: Int { 512 }
+  /// How many candidates make checking them on every core worth waking the workers (some
+  /// microseconds) for: a check costs from a few tenths of a microsecond (a record in the cache,
+  /// two integers compared) to more than one (a record read from memory, text folded).
+  static var parallelCheckMinimum: Int { 256 }
 
   /// `check` of many candidates, without a limit, in a read-only transaction: contiguous parts
   /// of the candidates are checked on every core, each part reading its records with cursors of
