@@ -64,8 +64,10 @@ import Testing
       let expected = ReferenceEvaluator.answer(query, values).map { order[$0] }
       #expect(try store.results(Repository.self, query).ids() == expected, "\(text)")
       if index < 3 {
-        // The relations read every record: the parallel path ran.
+        // The relations read every record, past the threshold and with no limit: the parallel
+        // path ran (the serial one would read as many, so the count alone does not show it).
         #expect(try store.explain(query).checked == order.count, "\(text)")
+        #expect(order.count >= QueryExecutor<Transaction>.parallelCheckMinimum && query.limit == nil)
       }
     }
   }
