@@ -44,14 +44,17 @@ TEST_FLAGS = -c release -Xswiftc -enable-testing
 # First the paths (none may differ from another only by case, which a Mac's default disk would
 # merge) and the local GitHub search service's own checks (seconds); the Swift tests then use the
 # service over HTTP. The fuzz targets, which SwiftPM does not build, are type-checked against the
-# test build.
+# test build. The cluster's fault tests run last, on their own: beside the other suites' load,
+# nats-server 2.9 once let a stale copy win an election after a leader kill, and a replica halted
+# on the fork (Docs/Replication.md, "Fault tests").
 test: deps-test
 	@scripts/check-case-paths.sh
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s scripts -t scripts -p 'test_*.py'
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	scripts/check-fuzz-targets.sh "$$($(SWIFT) build $(TEST_FLAGS) --show-bin-path)/Modules"
 	$(SWIFT) build $(TEST_FLAGS) --product livelog
-	$(SWIFT) test $(TEST_FLAGS) --skip-build
+	$(SWIFT) test $(TEST_FLAGS) --skip-build --skip ClusterTests
+	$(SWIFT) test $(TEST_FLAGS) --skip-build --filter ClusterTests
 
 demo: deps
 	$(SWIFT) build -c release --product livelog
