@@ -111,11 +111,10 @@ cluster: deps-test
 # fsyncs (group commit), and commits of 300 changes that each fold into the index segments.
 crash: deps
 	$(SWIFT) build -c release --product livelog
-	scripts/crash-harness.sh --kills $(CRASH_KILLS) --livelog "$$($(SWIFT) build -c release --show-bin-path)/livelog"
-	scripts/crash-harness.sh --kills $(CRASH_KILLS) --writers 4 --batch 20 --durability durable \
-	  --livelog "$$($(SWIFT) build -c release --show-bin-path)/livelog"
-	scripts/crash-harness.sh --kills $(CRASH_KILLS) --writers 3 --batch 300 --durability durable \
-	  --livelog "$$($(SWIFT) build -c release --show-bin-path)/livelog"
+	bin="$$($(SWIFT) build -c release --show-bin-path)/livelog" && \
+	  scripts/crash-harness.sh --kills $(CRASH_KILLS) --livelog "$$bin" && \
+	  scripts/crash-harness.sh --kills $(CRASH_KILLS) --writers 4 --batch 20 --durability durable --livelog "$$bin" && \
+	  scripts/crash-harness.sh --kills $(CRASH_KILLS) --writers 3 --batch 300 --durability durable --livelog "$$bin"
 
 # CORRUPTIONS random flips, zeroed runs and pages, meta-page flips and truncations of a real store;
 # `make test` runs 48 of them.

@@ -27,7 +27,7 @@ import Testing
     }
   }
 
-  /// `ByteReader.validatedString` accepts exactly the bytes `String(validating:as:)` accepts and
+  /// `String.validated(utf8:)` accepts exactly the bytes `String(validating:as:)` accepts and
   /// returns the same string: random bytes (mostly invalid), valid text with one byte changed
   /// (truncated, overlong, surrogate and out-of-range sequences), and valid text.
   @Test func validatedStringAgreesWithTheStandardLibrary() {
@@ -51,7 +51,7 @@ import Testing
         bytes = Array(samples[Int(random.next() % UInt64(samples.count))].utf8)
       }
       let expected = String(validating: bytes, as: UTF8.self)
-      let found = bytes.withUnsafeBufferPointer { ByteReader.validatedString($0) }
+      let found = bytes.withUnsafeBufferPointer { String.validated(utf8: $0) }
       // Byte for byte: `==` on strings would accept a canonically equivalent one.
       #expect(found.map { Array($0.utf8) } == expected.map { Array($0.utf8) }, "\(bytes)")
       if expected == nil { refused += 1 } else { accepted += 1 }

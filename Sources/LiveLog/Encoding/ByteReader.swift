@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Why a binary value could not be decoded.
 struct MalformedBytes: Error, CustomStringConvertible {
   var offset: Int
@@ -76,26 +70,10 @@ struct ByteReader {
   mutating func readString() throws(MalformedBytes) -> String {
     let start = offset
     let run = try readLengthPrefixed()
-    guard let string = run.withMemoryRebound(to: UInt8.self, Self.validatedString) else {
+    guard let string = run.withMemoryRebound(to: UInt8.self, String.validated(utf8:)) else {
       throw MalformedBytes(offset: start, reason: "string is not valid UTF-8")
     }
     return string
-  }
-
-  /// `bytes` as a string when they are valid UTF-8, else nil: what `String(validating:as:)`
-  /// returns, at a fraction of its cost. That initializer is generic over the encoding and looks
-  /// its metadata up at run time on every call, which cost a replay a fifth of its decoding;
-  /// `String(decoding:as:)` is specialized for a buffer of bytes, and it repairs what is invalid,
-  /// so its result equals the bytes exactly when they were valid.
-  static func validatedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-    var string = String(decoding: bytes, as: UTF8.self)
-    let same = string.withUTF8 { decoded in
-      guard decoded.count == bytes.count, let a = decoded.baseAddress, let b = bytes.baseAddress else {
-        return decoded.count == bytes.count
-      }
-      return memcmp(a, b, bytes.count) == 0
-    }
-    return same ? string : nil
   }
 
   /// Skips a length-prefixed run.

@@ -49,8 +49,8 @@ struct Replayer {
         try target.catalog.setStamp(catalog.versionCount, txn)
       }
     }
-    // The checkpoints read the copied log alone: they are written while the first segment of the
-    // state is laid out on the other threads.
+    // The checkpoints read the copied log alone: with indexes, they are written while the first
+    // segment of the state is laid out on the other threads.
     let fingerprints = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress) {
       try target.rebuildCheckpoints(like: source)
     }

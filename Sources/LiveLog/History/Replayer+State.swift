@@ -6,9 +6,9 @@ import LMDB
 extension Replayer {
   /// Writes the state of the records `trackers` followed (by collection id), reading them from
   /// the source as of `snapshot`. Returns the index fingerprints when `buildsIndexes` is false.
-  /// `meanwhile`, other writes of the replay, runs once on this thread while the first segment is
-  /// laid out on the others, so that no core waits for it (without that overlap when there is no
-  /// segment to lay out).
+  /// `meanwhile`, other writes of the replay, runs once on this thread: while the first segment is
+  /// laid out on the others when indexes are built, so that no core waits for it; after the state
+  /// otherwise (a verification's fingerprints) or when there is no segment to lay out.
   func writeState(
     of trackers: [UInt32: RowTracker], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
     progress: (ReplayProgress) -> Void, meanwhile: () throws -> Void

@@ -123,7 +123,7 @@ enum IndexKeys {
     while index + 1 < prefix.count {
       let byte = prefix[index]
       if byte == 0 {
-        if prefix[index + 1] == 0 { return String(validating: bytes, as: UTF8.self) }
+        if prefix[index + 1] == 0 { return String.validated(utf8: bytes) }
         index += 2
         bytes.append(0)
         continue

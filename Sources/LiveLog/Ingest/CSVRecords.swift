@@ -229,7 +229,7 @@ struct CSVReader {
   }
 
   private func decode(_ cell: [UInt8], source: String, line: Int) throws(InputError) -> String {
-    guard let text = String(validating: cell, as: UTF8.self) else {
+    guard let text = String.validated(utf8: cell) else {
       throw InputError(source: source, line: line, message: "cell is not valid UTF-8")
     }
     return text

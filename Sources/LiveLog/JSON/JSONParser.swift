@@ -202,7 +202,7 @@ struct JSONParser {
         guard run.count <= JSONParser.maximumStringBytes else {
           throw fail("string longer than \(JSONParser.maximumStringBytes) bytes", at: start)
         }
-        guard let string = String(validating: run, as: UTF8.self) else {
+        guard let string = String.validated(utf8: run) else {
           throw fail("string is not valid UTF-8", at: start)
         }
         return string
@@ -218,7 +218,7 @@ struct JSONParser {
       switch byte {
       case 0x22:
         index += 1
-        guard let string = String(validating: bytes, as: UTF8.self) else {
+        guard let string = String.validated(utf8: bytes) else {
           throw fail("string is not valid UTF-8", at: start)
         }
         return string

@@ -101,7 +101,7 @@ struct StoredCollection: Sendable {
       }
       return .integer(value.loadUnaligned(as: Int64.self))
     default:
-      guard let text = String(validating: value, as: UTF8.self) else {
+      guard let text = value.withMemoryRebound(to: UInt8.self, String.validated(utf8:)) else {
         throw StoreError.corruptState(reason: "\(name): the key of row \(row) is not UTF-8")
       }
       return .string(text)

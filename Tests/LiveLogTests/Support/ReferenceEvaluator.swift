@@ -327,8 +327,8 @@ enum ReferenceEvaluator {
   /// The documented folding, scalar by scalar: `[d]` keeps the canonical decomposition without
   /// its nonspacing marks, then `[c]` maps to lower case of upper case.
   ///
-  /// Remembered per text and options: the differential tests fold the same few thousand record
-  /// texts for every one of thousands of queries, and folding was four fifths of their time.
+  /// Remembered per text and options: the differential tests fold the same tens of thousands of
+  /// record texts for every one of thousands of queries, and folding was four fifths of their time.
   static func fold(_ text: String, _ options: StringOptions) -> [UInt8] {
     if options.isEmpty { return Array(text.utf8) }
     let key = FoldKey(bytes: Array(text.utf8), options: options.rawValue)

@@ -136,14 +136,18 @@ struct SegmentBuilder: Sendable {
     swap(&source, &keys)
     // Every element is written by the first pass before any is read.
     var target = [UInt64](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-    let digits: [(shift: UInt64, mask: UInt64)] = [(32, 0x7FF), (43, 0x7FF), (54, 0x3FF)]
+    let low: (shift: UInt64, mask: UInt64) = (32, 0x7FF)
+    let middle: (shift: UInt64, mask: UInt64) = (43, 0x7FF)
+    let high: (shift: UInt64, mask: UInt64) = (54, 0x3FF)
+    let digits = [low, middle, high]
     var counts = [Int](repeating: 0, count: digits.count * 2048)
     counts.withUnsafeMutableBufferPointer { counts in
+      // The three digits spelled out rather than looped over: this read sees every key.
       source.withUnsafeBufferPointer { stored in
         for key in stored {
-          counts[Int(truncatingIfNeeded: (key >> 32) & 0x7FF)] += 1
-          counts[2048 + Int(truncatingIfNeeded: (key >> 43) & 0x7FF)] += 1
-          counts[4096 + Int(truncatingIfNeeded: key >> 54)] += 1
+          counts[Int(truncatingIfNeeded: (key >> low.shift) & low.mask)] += 1
+          counts[2048 + Int(truncatingIfNeeded: (key >> middle.shift) & middle.mask)] += 1
+          counts[4096 + Int(truncatingIfNeeded: (key >> high.shift) & high.mask)] += 1
         }
       }
       for (digit, (shift, mask)) in digits.enumerated() {
