@@ -65,7 +65,7 @@ import Testing
     try store.read { txn, state in
       var all: [String: StateContent.IndexFingerprints] = [:]
       for collection in state.all {
-        all[collection.name] = try StateContent.indexFingerprints(of: collection, txn)
+        all[collection.name] = try StateContent.indexFingerprints(of: collection, byRow: true, txn)
       }
       return all
     }

@@ -5,17 +5,26 @@ extension StateContent {
   /// Per row of a collection, the wrapping sum of its index entries' hashes: two stores hold the
   /// same index entries exactly when their fingerprints agree row by row (up to hash collisions),
   /// and the first row where they do not is the first difference. One word per row, since the
-  /// entries of a trigram visit rows in no cache-friendly order.
+  /// entries of a trigram visit rows in no cache-friendly order; or, for a digest, which needs only
+  /// the sum of them all, no word per row at all (`byRow` false): adding each entry to its row's
+  /// word costs a cache miss almost every time.
   struct IndexFingerprints: Sendable {
+    /// Whether the sums are kept row by row, which `firstDifferingRow` needs.
+    let byRow: Bool
     /// The sums of rows `base ..< base + sums.count`: a part of an index read on its own
     /// (`indexFingerprints`) starts at its first segment, so that the parts' arrays together are
     /// about as long as the rows, not one each.
     private var sums: [UInt64] = []
     private var base = 0
+    /// The sum of every entry's hash (which no order changes).
+    private(set) var sum: UInt64 = 0
     private(set) var entries = 0
 
     /// Fingerprints of no entries, of rows from `base` on (or below, which costs a copy).
-    init(base: Row = 0) { self.base = Int(base) }
+    init(base: Row = 0, byRow: Bool = true) {
+      self.base = Int(base)
+      self.byRow = byRow
+    }
 
     mutating func add(_ hash: UInt64, row: Row) {
       // An entry whose hash is 0 still changes its row's sum.
@@ -25,6 +34,9 @@ extension StateContent {
     /// Adds `entries` entries of `row` whose hashes (each with its low bit set, as `add` sets it)
     /// sum to `sum`.
     mutating func add(sum: UInt64, entries: Int, row: Row) {
+      self.sum &+= sum
+      self.entries += entries
+      guard byRow else { return }
       var index = Int(row) - base
       if index < 0 {
         // Only from a damaged page (rows lie at or past their segment's start): still counted.
@@ -37,27 +49,30 @@ extension StateContent {
         sums.append(contentsOf: repeatElement(0, count: max(index + 1, sums.count * 2, 1024) - sums.count))
       }
       sums[index] &+= sum
-      self.entries += entries
     }
 
     /// Adds `other`'s entries: the fingerprints of both sets of entries together.
     mutating func merge(_ other: IndexFingerprints) {
+      precondition(byRow == other.byRow, "fingerprints by row merged with totals")
+      guard byRow else {
+        sum &+= other.sum
+        entries += other.entries
+        return
+      }
       for (index, sum) in other.sums.enumerated() where sum != 0 {
         add(sum: sum, entries: 0, row: Row(other.base + index))
       }
       entries += other.entries
     }
 
-    /// The sum of the hashes of `row`'s entries.
+    /// The sum of the hashes of `row`'s entries (fingerprints by row only).
     func sum(ofRow row: Int) -> UInt64 {
       row >= base && row - base < sums.count ? sums[row - base] : 0
     }
 
-    /// The sum of every entry's hash (which no order changes).
-    var sum: UInt64 { sums.reduce(0, &+) }
-
-    /// The first row whose entries differ between the two.
+    /// The first row whose entries differ between the two, both kept by row.
     func firstDifferingRow(from other: Self) -> Row? {
+      precondition(byRow && other.byRow, "the first differing row of fingerprints kept in total")
       let start = min(base, other.base)
       let end = max(base + sums.count, other.base + other.sums.count)
       for row in start..<max(start, end) where sum(ofRow: row) != other.sum(ofRow: row) {
@@ -67,11 +82,12 @@ extension StateContent {
     }
   }
 
-  /// The fingerprints of every row of `collection`'s index. The pages are read on every core,
-  /// each part summed on its own; fingerprints are sums, so the parts add up to the whole.
-  static func indexFingerprints(of collection: StoredCollection, _ txn: some ReadableTransaction) throws
-    -> IndexFingerprints
-  {
+  /// The fingerprints of `collection`'s index, row by row or in total (`byRow`). The pages are read
+  /// on every core, each part summed on its own; fingerprints are sums, so the parts add up to the
+  /// whole.
+  static func indexFingerprints(
+    of collection: StoredCollection, byRow: Bool, _ txn: some ReadableTransaction
+  ) throws -> IndexFingerprints {
     let visit = try IndexVisit(collection, txn, onlyRow: nil)
     var pages: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
     try txn.withCursor(collection.databases.index) { cursor in
@@ -86,7 +102,7 @@ extension StateContent {
       let (visit, pages) = shared.value
       var fingerprints = IndexFingerprints(
         base: part.isEmpty || !IndexPageKey.isWellFormed(pages[part.lowerBound].key)
-          ? 0 : IndexPageKey.segment(of: pages[part.lowerBound].key))
+          ? 0 : IndexPageKey.segment(of: pages[part.lowerBound].key), byRow: byRow)
       var scratch = IndexVisit.Scratch()
       var coveredKeys: UInt64 = 0
       for index in part {
@@ -97,7 +113,7 @@ extension StateContent {
       }
       return (fingerprints, coveredKeys)
     }
-    var fingerprints = IndexFingerprints()
+    var fingerprints = IndexFingerprints(byRow: byRow)
     var coveredKeys: UInt64 = 0
     for (share, covered) in shares {
       fingerprints.merge(share)
@@ -112,7 +128,6 @@ extension StateContent {
   /// Buffers `fingerprint(of:fields:row:_:)` reuses from one record to the next.
   struct FingerprintScratch {
     var trigrams: [UInt64] = []
-    var positions: [UInt32] = []
     var terms: [UInt64] = []
     var term: [UInt8] = []
     var key: [UInt8] = []
@@ -165,16 +180,11 @@ extension StateContent {
     var start = 0
     while start < trigrams.count {
       let code = UInt32(truncatingIfNeeded: trigrams[start] >> 32)
-      scratch.positions.removeAll(keepingCapacity: true)
-      var end = start
-      while end < trigrams.count && UInt32(truncatingIfNeeded: trigrams[end] >> 32) == code {
-        scratch.positions.append(UInt32(truncatingIfNeeded: trigrams[end]))
-        end += 1
-      }
-      sum &+=
-        IndexKeys.trigramPrefix(code).withUnsafeBytes { key in
-          scratch.positions.withUnsafeBufferPointer { IndexEntry.hash(.trigram, key, row, $0) }
-        } | 1
+      var end = start + 1
+      while end < trigrams.count && UInt32(truncatingIfNeeded: trigrams[end] >> 32) == code { end += 1 }
+      // Neither the key nor the positions copied out: this runs for every trigram of every record.
+      let positions = trigrams[start..<end].lazy.map { UInt32(truncatingIfNeeded: $0) }
+      sum &+= IndexKeys.withTrigramPrefix(code) { IndexEntry.hash(.trigram, $0, row, positions) } | 1
       count += 1
       start = end
     }

@@ -27,7 +27,7 @@ enum StateContent {
 
     /// The hash of one entry, from the bytes it is read from (no entry is built for it).
     static func hash(
-      _ kind: IndexKind, _ key: UnsafeRawBufferPointer, _ row: Row, _ positions: UnsafeBufferPointer<UInt32>
+      _ kind: IndexKind, _ key: UnsafeRawBufferPointer, _ row: Row, _ positions: some Collection<UInt32>
     ) -> UInt64 {
       var hasher = DigestHasher()
       hasher.combine(UInt64(kind.rawValue))

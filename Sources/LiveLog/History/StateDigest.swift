@@ -122,7 +122,7 @@ extension Store {
         // Entries come in no order: their hashes are summed, which no order changes.
         let fingerprints =
           try indexFingerprints.map { $0[collection.id] ?? .init() }
-          ?? StateContent.indexFingerprints(of: collection, txn)
+          ?? StateContent.indexFingerprints(of: collection, byRow: false, txn)
         entries = fingerprints.entries
         hasher.combine(fingerprints.sum)
       }
@@ -284,8 +284,8 @@ extension Store {
   private static func firstIndexDifference(
     _ name: String, _ left: StoredCollection, _ a: Transaction, _ right: StoredCollection, _ b: Transaction
   ) throws -> StateDifference? {
-    let mine = try StateContent.indexFingerprints(of: left, a)
-    let theirs = try StateContent.indexFingerprints(of: right, b)
+    let mine = try StateContent.indexFingerprints(of: left, byRow: true, a)
+    let theirs = try StateContent.indexFingerprints(of: right, byRow: true, b)
     guard let row = mine.firstDifferingRow(from: theirs) else { return nil }
     func entries(_ collection: StoredCollection, _ txn: Transaction) throws -> [StateContent.IndexEntry] {
       var list: [StateContent.IndexEntry] = []

@@ -26,6 +26,12 @@ enum IndexKeys {
     ]
   }
 
+  /// `trigramPrefix(code)` lent to `body` without an array, for hot loops.
+  static func withTrigramPrefix<Result>(_ code: UInt32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result
+  {
+    withUnsafeBytes(of: code.bigEndian, body)
+  }
+
   /// The code under which a field files the rows whose text a `[d]` fold changes (its `[c]` fold
   /// differs from its `[cd]` fold): a `[c]` match found by position on such a row must still be
   /// checked. No folded text holds the byte 0xFF, so no trigram has this code.
