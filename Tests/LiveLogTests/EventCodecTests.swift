@@ -147,3 +147,76 @@ import Testing
     }
   }
 }
+
+@Suite struct RecordCheckingTests {
+  /// What reading `bytes` under `schema` comes to: nil when accepted, else the error.
+  static func outcome(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(MalformedBytes) -> Void)
+    -> String?
+  {
+    bytes.withUnsafeBytes { raw -> String? in
+      do {
+        try body(raw)
+        return nil
+      } catch {
+        return String(describing: error)
+      }
+    }
+  }
+
+  /// `check` accepts exactly the bytes `decode` accepts, failing with the same error, on records
+  /// of every value kind damaged at random (a byte changed, the end cut, a byte of a multi-byte
+  /// sequence put in), each read under its own schema, one whose types are shifted by a slot (most
+  /// values then have the wrong type) and one with fewer slots.
+  @Test(arguments: [UInt64(1), 2, 3])
+  func checkingAgreesWithDecodingOnDamagedRecords(seed: UInt64) {
+    let schema = GeneratedCollection.schema
+    let fields = schema.fields
+    let shifted = CollectionSchema(
+      name: "shifted", primaryKey: "key",
+      fields: fields.indices.map { index in
+        Field(position: 0, name: fields[index].name, type: index == 0 ? .string : fields[index - 1].type)
+      })
+    let fewer = CollectionSchema(name: "fewer", primaryKey: "key", fields: Array(fields.prefix(5)))
+    var random = SplitMix64(seed: seed)
+    var accepted = 0
+    var rejected = 0
+    for values in GeneratedCollection.records(count: 300, seed: seed) {
+      let clean = RecordCodec.encode(values)
+      for _ in 0..<20 {
+        var bytes = clean
+        let at = Int(random.next() % UInt64(bytes.count))
+        switch random.next() % 4 {
+        case 0: bytes[at] = UInt8(truncatingIfNeeded: random.next())
+        case 1: bytes.removeSubrange(at...)
+        case 2: bytes.insert(0x80 | UInt8(truncatingIfNeeded: random.next()), at: at)
+        default: break
+        }
+        for reading in [schema, shifted, fewer] {
+          let decoded = Self.outcome(bytes) { raw throws(MalformedBytes) in
+            _ = try RecordCodec.decode(raw, schema: reading)
+          }
+          let checked = Self.outcome(bytes) { raw throws(MalformedBytes) in
+            try RecordCodec.check(raw, schema: reading)
+          }
+          #expect(checked == decoded, "\(bytes) under \(reading.name)")
+          if decoded == nil { accepted += 1 } else { rejected += 1 }
+        }
+      }
+    }
+    // Both outcomes are common, so that agreeing means something either way.
+    #expect(accepted > 1_000 && rejected > 1_000, "\(accepted) accepted, \(rejected) rejected")
+  }
+
+  @Test func validUTF8IsTheStandardLibrarysAcrossTheASCIIFastPath() {
+    var random = SplitMix64(seed: 8)
+    for _ in 0..<5_000 {
+      let count = Int(random.next() % 24)
+      // Mostly ASCII, so that both the word-at-a-time path and the full check run.
+      let bytes = (0..<count).map { _ in
+        random.next() % 5 == 0 ? UInt8(truncatingIfNeeded: random.next()) : UInt8(random.next() % 128)
+      }
+      let valid = bytes.withUnsafeBufferPointer { String.isValid(utf8: $0) }
+      #expect(valid == (String(validating: bytes, as: UTF8.self) != nil), "\(bytes)")
+    }
+  }
+}

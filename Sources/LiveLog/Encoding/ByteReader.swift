@@ -76,6 +76,16 @@ struct ByteReader {
     return string
   }
 
+  /// Moves past a length-prefixed string, checking that it is valid UTF-8 as `readString` does,
+  /// without making it.
+  mutating func checkString() throws(MalformedBytes) {
+    let start = offset
+    let run = try readLengthPrefixed()
+    guard run.withMemoryRebound(to: UInt8.self, String.isValid(utf8:)) else {
+      throw MalformedBytes(offset: start, reason: "string is not valid UTF-8")
+    }
+  }
+
   /// Skips a length-prefixed run.
   mutating func skipLengthPrefixed() throws(MalformedBytes) {
     _ = try readLengthPrefixed()

@@ -21,6 +21,23 @@ extension String {
     return same ? string : nil
   }
 
+  /// Whether `bytes` are valid UTF-8, as `validated(utf8:)` decides, without making a string when
+  /// they are ASCII (eight bytes at a time), which most text is.
+  static func isValid(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    let raw = UnsafeRawBufferPointer(bytes)
+    var index = 0
+    var high: UInt64 = 0
+    while index + 8 <= raw.count {
+      high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+      index += 8
+    }
+    while index < raw.count {
+      high |= UInt64(raw[index])
+      index += 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0 || validated(utf8: bytes) != nil
+  }
+
   /// `validated(utf8:)` of an array's bytes.
   static func validated(utf8 bytes: [UInt8]) -> String? {
     bytes.withUnsafeBufferPointer { validated(utf8: $0) }

@@ -172,9 +172,9 @@ private struct DecodingPlans: @unchecked Sendable {
     self.plans = plans
   }
 
-  /// Decodes every event of `batch` (checksum, header and record) on every core, not only each
-  /// record's last version: history must read too (as-of queries, diffs, export), and
-  /// verification is where a bad one should come to light.
+  /// Checks every event of `batch` (checksum, header, and its record as decoding would, without
+  /// building the values) on every core, not only each record's last version: history must read
+  /// too (as-of queries, diffs, export), and verification is where a bad one should come to light.
   func decode(_ batch: [(lsn: UInt64, bytes: [UInt8])]) throws -> [FollowedEvent?] {
     try ParallelMap.map(batch.count) { index in
       try batch[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
@@ -182,7 +182,7 @@ private struct DecodingPlans: @unchecked Sendable {
         let header = try EventCodec.header(raw, lsn: batch[index].lsn)
         if header.isUpsert {
           do {
-            _ = try RecordCodec.decode(header.payload, schema: schema)
+            try RecordCodec.check(header.payload, schema: schema)
           } catch let error as MalformedBytes {
             throw StoreError.corruptEvent(lsn: header.lsn, reason: error.description)
           }

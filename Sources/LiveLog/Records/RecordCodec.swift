@@ -151,9 +151,7 @@ enum RecordCodec {
     case .dateNanoseconds:
       let seconds = try reader.readSigned()
       let nanoseconds = try reader.readVarint()
-      guard nanoseconds > 0, nanoseconds < 1_000_000_000 else {
-        throw MalformedBytes(offset: offset, reason: "a date's nanoseconds \(nanoseconds) are out of range")
-      }
+      try checkNanoseconds(nanoseconds, at: offset)
       return .date(Timestamp(secondsSince1970: seconds, nanoseconds: Int32(nanoseconds)))
     case .string: return .string(try reader.readString())
     case .strings:
@@ -171,6 +169,13 @@ enum RecordCodec {
     }
   }
 
+  /// Tag 9 is for dates with a fraction of a second: 0 would have been written as tag 4.
+  private static func checkNanoseconds(_ nanoseconds: UInt64, at offset: Int) throws(MalformedBytes) {
+    guard nanoseconds > 0, nanoseconds < 1_000_000_000 else {
+      throw MalformedBytes(offset: offset, reason: "a date's nanoseconds \(nanoseconds) are out of range")
+    }
+  }
+
   private static func listCount(_ reader: inout ByteReader, _ offset: Int) throws(MalformedBytes) -> Int {
     let count = try reader.readVarint()
     guard count <= UInt64(reader.remaining) else {
@@ -179,23 +184,32 @@ enum RecordCodec {
     return Int(count)
   }
 
-  static func skipValue(_ reader: inout ByteReader) throws(MalformedBytes) {
+  /// Moves past one value and returns its tag. `checking`, it also checks what `readValue` checks
+  /// and a skip need not (a string's UTF-8, a date's nanoseconds), still without building the
+  /// value: `check(_:schema:)`.
+  @discardableResult
+  static func skipValue(_ reader: inout ByteReader, checking: Bool = false) throws(MalformedBytes) -> Tag {
     let offset = reader.offset
     guard let tag = Tag(rawValue: try reader.readByte()) else {
       throw MalformedBytes(offset: offset, reason: "unknown field tag")
     }
+    func skipString() throws(MalformedBytes) {
+      if checking { try reader.checkString() } else { try reader.skipLengthPrefixed() }
+    }
     switch tag {
-    case .null, .falseValue, .trueValue: return
+    case .null, .falseValue, .trueValue: break
     case .integer, .date: _ = try reader.readVarint()
     case .dateNanoseconds:
       _ = try reader.readVarint()
-      _ = try reader.readVarint()
+      let nanoseconds = try reader.readVarint()
+      if checking { try checkNanoseconds(nanoseconds, at: offset) }
     case .double: _ = try reader.readFixed64()
-    case .string: try reader.skipLengthPrefixed()
+    case .string: try skipString()
     case .strings:
-      for _ in 0..<(try listCount(&reader, offset)) { try reader.skipLengthPrefixed() }
+      for _ in 0..<(try listCount(&reader, offset)) { try skipString() }
     case .integers:
       for _ in 0..<(try listCount(&reader, offset)) { _ = try reader.readVarint() }
     }
+    return tag
   }
 }

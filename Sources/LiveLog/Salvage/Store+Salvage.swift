@@ -141,7 +141,7 @@ private struct SalvageFollower {
       }
       if header.isUpsert {
         do {
-          _ = try RecordCodec.decode(header.payload, schema: schema)
+          try RecordCodec.check(header.payload, schema: schema)
         } catch {
           throw StoreError.corruptEvent(lsn: lsn, reason: "\(error)")
         }
