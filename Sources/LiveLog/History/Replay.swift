@@ -64,7 +64,7 @@ struct Replayer {
 
   /// Copies the events `1 ... last` into the target's log in transactions of
   /// `eventsPerLogTransaction`, checking every one, and follows them: the collections and
-  /// their schemas, and where each record ends. One batch is decoded on other threads while the
+  /// their schemas, and where each record ends. One batch is checked on other threads while the
   /// previous one is followed and appended, which are serial.
   private func copyLog(
     through last: UInt64, from snapshot: Snapshot, _ sourceCatalog: CatalogState,
@@ -83,12 +83,12 @@ struct Replayer {
         })
     }
     var trackers: [UInt32: RowTracker] = [:]
-    var pending: (batch: [(lsn: UInt64, bytes: [UInt8])], decoded: BackgroundWork<[FollowedEvent?]>)?
+    var pending: (batch: [(lsn: UInt64, bytes: [UInt8])], checked: BackgroundWork<[FollowedEvent?]>)?
     // Not left running past the call, even when a step fails.
-    defer { _ = try? pending?.decoded.value() }
+    defer { _ = try? pending?.checked.value() }
     var next: UInt64 = 1
     while next <= last || pending != nil {
-      var upcoming: (batch: [(lsn: UInt64, bytes: [UInt8])], decoded: BackgroundWork<[FollowedEvent?]>)?
+      var upcoming: (batch: [(lsn: UInt64, bytes: [UInt8])], checked: BackgroundWork<[FollowedEvent?]>)?
       // A bad event in the next batch stops the copy after this one, as it would without the
       // overlap: everything before the bad batch is copied.
       var failure: (any Error)?
@@ -96,18 +96,18 @@ struct Replayer {
         do {
           let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
           let batch = try readBatch(from: next, through: end, snapshot, sourceCatalog)
-          let plans = try DecodingPlans(batch, &catalog)
-          upcoming = (batch, BackgroundWork { try plans.decode(batch) })
+          let plans = try CheckingPlans(batch, &catalog)
+          upcoming = (batch, BackgroundWork { try plans.check(batch) })
           next = end + 1
         } catch {
           failure = error
         }
       }
-      if let (batch, decoded) = pending {
+      if let (batch, checked) = pending {
         do {
           // The catalog may have followed the next batch's schema events already: they add
           // collections and versions, and this batch's events look only their own up.
-          for followed in try decoded.value() {
+          for followed in try checked.value() {
             guard let followed else { continue }
             let id = try catalog.entry(for: followed.header).id
             try trackers[id, default: RowTracker(capacity: capacities[id] ?? 0)].follow(followed)
@@ -119,8 +119,8 @@ struct Replayer {
           }
           progress(ReplayProgress(step: .copyingLog, completed: batch.last?.lsn ?? 0, total: last))
         } catch {
-          // The next batch's decoding is not left running.
-          _ = try? upcoming?.decoded.value()
+          // The next batch's check is not left running.
+          _ = try? upcoming?.checked.value()
           throw error
         }
       }
@@ -146,8 +146,8 @@ struct Replayer {
   }
 }
 
-/// The schema and key of each event of a batch, which the workers that decode it share.
-private struct DecodingPlans: @unchecked Sendable {
+/// The schema and key of each event of a batch, which the workers that check it share.
+private struct CheckingPlans: @unchecked Sendable {
   // @unchecked: read-only after it is built; tuples of Sendable values.
   let plans: [(schema: CollectionSchema, key: Field)?]
 
@@ -175,7 +175,7 @@ private struct DecodingPlans: @unchecked Sendable {
   /// Checks every event of `batch` (checksum, header, and its record as decoding would, without
   /// building the values) on every core, not only each record's last version: history must read
   /// too (as-of queries, diffs, export), and verification is where a bad one should come to light.
-  func decode(_ batch: [(lsn: UInt64, bytes: [UInt8])]) throws -> [FollowedEvent?] {
+  func check(_ batch: [(lsn: UInt64, bytes: [UInt8])]) throws -> [FollowedEvent?] {
     try ParallelMap.map(batch.count) { index in
       try batch[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
         guard let (schema, keyField) = plans[index] else { return nil }

@@ -16,7 +16,8 @@ public enum FieldValue: Hashable, Sendable {
     return false
   }
 
-  /// Whether the value may be stored in a field of `type` (`null` fits every field).
+  /// Whether the value may be stored in a field of `type` (`null` fits every field). The
+  /// record codec's check says the same of its tags (`RecordCodec.Tag.fits`).
   public func fits(_ type: FieldType) -> Bool {
     switch (self, type) {
     case (.null, _), (.bool, .bool), (.integer, .integer), (.double, .double), (.date, .date),
