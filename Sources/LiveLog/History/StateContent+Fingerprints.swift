@@ -68,7 +68,7 @@ extension StateContent {
     /// The sum of the hashes of `row`'s entries (fingerprints by row only).
     func sum(ofRow row: Int) -> UInt64 {
       assert(byRow, "the sum of a row of fingerprints kept in total")
-      row >= base && row - base < sums.count ? sums[row - base] : 0
+      return row >= base && row - base < sums.count ? sums[row - base] : 0
     }
 
     /// The first row whose entries differ between the two, both kept by row.
