@@ -20,10 +20,7 @@ enum IndexKeys {
 
   /// The code's four bytes, big-endian: how a trigram is written in an index key.
   static func trigramPrefix(_ code: UInt32) -> [UInt8] {
-    [
-      UInt8(code >> 24), UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8),
-      UInt8(truncatingIfNeeded: code),
-    ]
+    withTrigramPrefix(code) { Array($0) }
   }
 
   /// `trigramPrefix(code)` lent to `body` without an array, for hot loops.

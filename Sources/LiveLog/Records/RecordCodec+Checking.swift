@@ -21,14 +21,21 @@ extension RecordCodec {
 }
 
 extension RecordCodec.Tag {
-  /// Whether a value of this tag may be stored in a field of `type`: `FieldValue.fits`, by tag.
-  func fits(_ type: FieldType) -> Bool {
-    switch (self, type) {
-    case (.null, _), (.falseValue, .bool), (.trueValue, .bool), (.integer, .integer), (.double, .double),
-      (.date, .date), (.dateNanoseconds, .date), (.string, .string), (.strings, .stringList),
-      (.integers, .integerList):
-      true
-    default: false
+  /// The type of the values this tag writes; nil for `null`, which fits every field.
+  var fieldType: FieldType? {
+    switch self {
+    case .null: nil
+    case .falseValue, .trueValue: .bool
+    case .integer: .integer
+    case .double: .double
+    case .date, .dateNanoseconds: .date
+    case .string: .string
+    case .strings: .stringList
+    case .integers: .integerList
     }
   }
+
+  /// Whether a value of this tag may be stored in a field of `type`, as `FieldValue.fits` says of
+  /// the value it decodes to.
+  func fits(_ type: FieldType) -> Bool { fieldType.map { $0 == type } ?? true }
 }
