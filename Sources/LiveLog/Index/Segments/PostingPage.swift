@@ -96,6 +96,41 @@ enum PostingPage {
     guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last row") }
   }
 
+  /// Appends the rows of `entry` that are also in `members` (ascending). `next` is the first
+  /// member not yet passed; the entries of one list come in row order, so it carries from one
+  /// entry to the next, and the entry is left unread past the last member.
+  static func appendRows(
+    of entry: Entry, segment: Row, members: ArraySlice<Row>, next: inout Int, to rows: inout [Row]
+  ) throws {
+    var reader = RowReader(entry, segment: segment)
+    var left = entry.rowCount
+    // Off once the next member lies within eight steps, until it is passed: looking again
+    // before then costs more than it saves.
+    var tryEight = true
+    while left > 0 {
+      guard next < members.endIndex else { return }
+      if tryEight && left >= 8, let end = reader.endOfEightSmallSteps() {
+        guard end < UInt64(members[next]) else {
+          tryEight = false
+          continue
+        }
+        reader.skipEight(to: end)
+        left -= 8
+        continue
+      }
+      let row = try reader.next()
+      left -= 1
+      if members[next] < row { tryEight = true }
+      while next < members.endIndex && members[next] < row { next += 1 }
+      if next < members.endIndex && members[next] == row {
+        rows.append(row)
+        next += 1
+        tryEight = true
+      }
+    }
+    guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last row") }
+  }
+
   /// The rows of a list, one by one: the first as a step from the segment's start, each later
   /// one as a positive step from the one before.
   struct RowReader {
@@ -117,6 +152,21 @@ enum PostingPage {
       row += step
       guard row <= UInt64(Row.max) else { throw PageDamage("a posting row past 2^32") }
       return Row(row)
+    }
+
+    /// The row eight steps on when each of them is one byte, without reading them; nil when
+    /// any is not (or this is the first row). A list of a common value (a language a sixth of
+    /// the rows have) is almost all one-byte steps, and summing eight of them in a word costs
+    /// what decoding one does.
+    func endOfEightSmallSteps() -> UInt64? {
+      guard !isFirst, let sum = reader.sumOfEightSmallNumbers() else { return nil }
+      return row + sum
+    }
+
+    /// Steps over the eight rows `endOfEightSmallSteps` summed, to `end`.
+    mutating func skipEight(to end: UInt64) {
+      reader.skip(8)
+      row = end
     }
   }
 
@@ -172,15 +222,33 @@ enum PostingPage {
 
   /// `appendStarts` for the rows of `members` (ascending) alone: the positions of other rows are
   /// stepped over, not turned into starts. `next` is the first member not yet passed; the entries
-  /// of one list come in row order, so it carries from one entry to the next.
+  /// of one list come in row order, so it carries from one entry to the next, and the entry is
+  /// left unread past the last member.
   static func appendStarts(
     of entry: Entry, segment: Row, offset: UInt32, anchored: Bool, members: [Row], next: inout Int,
     to starts: inout [UInt64]
   ) throws {
     var rows = RowReader(entry, segment: segment)
     var positions = PageReader(entry.positions, at: 0)
-    for _ in 0..<entry.rowCount {
+    var left = entry.rowCount
+    // As in `appendRows(of:segment:members:next:to:)`.
+    var tryEight = true
+    while left > 0 {
+      guard next < members.count else { return }
+      // Eight rows of one position each, none a member: stepped over at once.
+      if tryEight && left >= 8, let end = rows.endOfEightSmallSteps() {
+        if end >= UInt64(members[next]) {
+          tryEight = false
+        } else if positions.nextEightAreSingleSmallPositions() {
+          rows.skipEight(to: end)
+          positions.skip(8)
+          left -= 8
+          continue
+        }
+      }
       let row = try rows.next()
+      left -= 1
+      if members[next] < row { tryEight = true }
       while next < members.count && members[next] < row { next += 1 }
       guard next < members.count && members[next] == row else {
         try skipPositions(&positions)
@@ -283,6 +351,36 @@ struct PageReader {
       if byte < 0x80 { return result }
       shift += 7
     }
+  }
+
+  /// The sum of the next eight varints when each is one byte from 1 to 127, without reading
+  /// them; nil when any is not (a zero, a longer number) or fewer than eight bytes are left.
+  func sumOfEightSmallNumbers() -> UInt64? {
+    guard bytes.count - offset >= 8 else { return nil }
+    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highBits = ones << 7
+    // No byte continues a number, and none is zero (a borrow reaches the high bit of a zero byte).
+    guard word & highBits == 0, (word &- ones) & ~word & highBits == 0 else { return nil }
+    // Pairs of bytes summed into 16-bit lanes, then the lanes into the top one (at most 1,016:
+    // no lane carries into the next).
+    let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ ((word >> 8) & 0x00FF_00FF_00FF_00FF)
+    return (pairs &* 0x0001_0001_0001_0001) >> 48
+  }
+
+  /// Whether the next eight bytes are eight rows' positions of one position each, under 64
+  /// (`readPositions`: a one-byte head whose low bit, "more", is clear).
+  func nextEightAreSingleSmallPositions() -> Bool {
+    guard bytes.count - offset >= 8 else { return false }
+    let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+    return word & 0x8181_8181_8181_8181 == 0
+  }
+
+  /// Moves past `count` bytes that `sumOfEightSmallNumbers` or
+  /// `nextEightAreSingleSmallPositions` vouched for.
+  mutating func skip(_ count: Int) {
+    precondition(count <= bytes.count - offset)
+    offset += count
   }
 
   /// A varint that counts bytes or items of the page, so at most its size.
