@@ -38,7 +38,8 @@ struct IndexReader<Txn: ReadableTransaction> {
   /// thousands which of them it holds. Decoding the list and keeping the members as it goes
   /// costs a few nanoseconds a row and builds nothing; reading it whole and intersecting costs
   /// several times that, and checking each member's record a microsecond or more each. A
-  /// segment without members is not read, and a segment's list stops at its last member.
+  /// segment without members is not read, and a segment's list is decoded no further than its last
+  /// member.
   func rows(of key: [UInt8], kind: IndexKind, within members: [Row]? = nil) throws -> [Row] {
     var rows = try withIndex { cursor -> [Row] in
       var rows: [Row] = []

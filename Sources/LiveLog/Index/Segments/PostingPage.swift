@@ -235,7 +235,10 @@ enum PostingPage {
     var tryEight = true
     while left > 0 {
       guard next < members.count else { return }
-      // Eight rows of one position each, none a member: stepped over at once.
+      // The positions are stepped over eight bytes at once too, so each of the eight rows must
+      // have one position of one byte. A row with several (a text repeating the trigram) does
+      // not turn the attempts off as a near member does: a long run of single positions may
+      // follow it before the next member.
       if tryEight && left >= 8, let end = rows.endOfEightSmallSteps() {
         if end >= UInt64(members[next]) {
           tryEight = false
