@@ -111,19 +111,10 @@ import Testing
     } else {
       affected = rows[1]
     }
-    try rebuilt.environment.write { txn in
-      let directory = try collection.directory(txn)
-      let segment = try #require(directory.segment(of: affected))
-      try SegmentEditor(
-        index: collection.databases.index, segment: directory.starts[segment], txn: txn,
-        coversKeys: directory.coversKeys
-      )
-      .apply([
-        PostingEdit(
-          kind: .trigram, key: IndexKeys.trigramPrefix(code), row: affected, positions: addsARow ? [0] : nil
-        )
-      ])
-    }
+    try VerifyTests.damageIndex(
+      of: rebuilt, collection,
+      PostingEdit(
+        kind: .trigram, key: IndexKeys.trigramPrefix(code), row: affected, positions: addsARow ? [0] : nil))
     let difference = try #require(try store.firstDifference(from: rebuilt))
     #expect(difference.database == "repositories.index")
     #expect(difference.key.contains("row \(affected)"), "\(difference)")

@@ -71,6 +71,20 @@ import Testing
     }
   }
 
+  /// Damages `collection`'s index behind the store's back: `edit` applied to the pages of the
+  /// segment that holds its row, as no commit would.
+  static func damageIndex(of store: Store, _ collection: StoredCollection, _ edit: PostingEdit) throws {
+    try store.environment.write { txn in
+      let directory = try collection.directory(txn)
+      let segment = try #require(directory.segment(of: edit.row))
+      try SegmentEditor(
+        index: collection.databases.index, segment: directory.starts[segment], txn: txn,
+        coversKeys: directory.coversKeys
+      )
+      .apply([edit])
+    }
+  }
+
   /// How two fingerprints differ, in a line; `nil` when they agree.
   static func mismatch(_ a: StateContent.IndexFingerprints?, _ b: StateContent.IndexFingerprints?) -> String?
   {
@@ -128,20 +142,48 @@ import Testing
       let row = try #require((start..<start + 50).first { !rows.contains($0) })
       return (code, row)
     }
-    try store.environment.write { txn in
-      let directory = try collection.directory(txn)
-      let segment = try #require(directory.segment(of: row))
-      try SegmentEditor(
-        index: collection.databases.index, segment: directory.starts[segment], txn: txn,
-        coversKeys: directory.coversKeys
-      )
-      .apply([PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: row, positions: [0])])
-    }
+    try Self.damageIndex(
+      of: store, collection,
+      PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: row, positions: [0]))
     let report = try store.verify(scratchParent: directory.path)
     let difference = try #require(report.difference)
     #expect(difference.database == "repositories.index")
     #expect(difference.key.contains("row \(row)"), "\(difference)")
     #expect(difference.live == "the entry" && difference.rebuilt == "nothing", "\(difference)")
+  }
+
+  /// One position of a row's trigram entry moved by one byte: the entry still has its code, its
+  /// row and as many positions, so only the postings' own hashes tell it apart. Verify fails and
+  /// names the row; the digest sees it too.
+  @Test func aTrigramPositionMovedByOneIsFound() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: 6)
+    let collection = try store.repositoriesCollection()
+    let before = try store.digest()
+    let (code, row, positions) = try store.environment.read { txn -> (UInt32, Row, [UInt32]) in
+      let directory = try collection.directory(txn)
+      let recent = Set(try RecentRows.load(collection, txn).rows)
+      // Well inside the rows, in a segment's pages rather than the recent rows.
+      let start = directory.starts[directory.starts.count / 2] + 3
+      let row = try #require((start..<start + 50).first { !recent.contains($0) })
+      let record = try #require(try collection.record(at: UInt64(row), txn))
+      let entries = try collection.entries(of: record, row: UInt64(row))
+      let posting = try #require(entries.trigrams.first)
+      let code = UInt32(truncatingIfNeeded: posting >> 32)
+      let positions = entries.trigrams.filter { UInt32(truncatingIfNeeded: $0 >> 32) == code }
+        .map { UInt32(truncatingIfNeeded: $0) }
+      return (code, row, positions)
+    }
+    var moved = positions
+    moved[moved.count - 1] += 1
+    try Self.damageIndex(
+      of: store, collection,
+      PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: row, positions: moved))
+    #expect(try store.digest() != before)
+    let report = try store.verify(scratchParent: directory.path)
+    let difference = try #require(report.difference)
+    #expect(difference.database == "repositories.index")
+    #expect(difference.key.contains("row \(row)"), "\(difference)")
   }
 
   /// More rows than one rebuilt segment holds: a replay lays out each segment while it writes the

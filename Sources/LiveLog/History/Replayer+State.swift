@@ -7,8 +7,8 @@ extension Replayer {
   /// Writes the state of the records `trackers` followed (by collection id), reading them from
   /// the source as of `snapshot`. Returns the index fingerprints when `buildsIndexes` is false.
   /// `meanwhile`, other writes of the replay, runs once on this thread: while the first segment is
-  /// laid out on the others when indexes are built, so that no core waits for it; after the state
-  /// otherwise (a verification's fingerprints) or when there is no segment to lay out.
+  /// laid out (or, without indexes, fingerprinted) on the others, so that no core waits for it;
+  /// after the state when there is no segment.
   func writeState(
     of trackers: [UInt32: RowTracker], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
     progress: (ReplayProgress) -> Void, meanwhile: () throws -> Void
@@ -40,7 +40,8 @@ extension Replayer {
           done: advance)
       } else {
         fingerprints[collection.id] = try writeFingerprinted(
-          collection, survivors, segments, from: snapshot, sourceCatalog, done: advance)
+          collection, survivors, segments, from: snapshot, sourceCatalog, meanwhile: runMeanwhile,
+          done: advance)
       }
       try target.environment.write { txn in
         try collection.finishRebuilt(survivors, nextRow: tracker.nextRow, txn)
@@ -97,32 +98,50 @@ extension Replayer {
   }
 
   /// Writes the rows of each segment alone, and returns the fingerprints of the index entries
-  /// their records would file (`buildsIndexes` false).
+  /// their records would file (`buildsIndexes` false). A segment's records are fingerprinted on
+  /// other threads while the previous segment's rows are written (and, for the first, while
+  /// `meanwhile` runs), so that the writes, which have one thread, leave no core idle.
   private func writeFingerprinted(
     _ collection: StoredCollection, _ survivors: [StoredCollection.RebuiltRow],
     _ segments: [(rows: Range<Int>, start: Row)], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
-    done: (_ rows: Int) -> Void
+    meanwhile: () throws -> Void, done: (_ rows: Int) -> Void
   ) throws -> StateContent.IndexFingerprints {
-    var fingerprints = StateContent.IndexFingerprints()
-    for segment in segments.indices {
+    let source = self.source
+    func fingerprint(_ segment: Int) -> BackgroundWork<StateContent.IndexFingerprints> {
       let chunk = Array(survivors[segments[segment].rows])
-      let parts = try source.readState(snapshot, sourceCatalog) { read in
-        let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
-        // Each part of the rows summed on its own: fingerprints are sums.
-        return try ParallelMap.mapParts(chunk.count, minimum: 1_024) { part in
-          var fingerprints = StateContent.IndexFingerprints(base: part.first.map { chunk[$0].row } ?? 0)
-          var scratch = StateContent.FingerprintScratch()
-          for index in part {
-            let row = chunk[index].row
-            let values = try collection.values(records.value[index], row: UInt64(row))
-            let (sum, count) = StateContent.fingerprint(
-              of: values, fields: collection.schema.fields, row: row, &scratch)
-            fingerprints.add(sum: sum, entries: count, row: row)
+      return BackgroundWork {
+        // The records are read inside the work's own read: they point into the source's map.
+        try source.readState(snapshot, sourceCatalog) { read in
+          let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
+          // Each part of the rows summed on its own: fingerprints are sums.
+          let parts = try ParallelMap.mapParts(chunk.count, minimum: 1_024) { part in
+            var fingerprints = StateContent.IndexFingerprints(base: part.first.map { chunk[$0].row } ?? 0)
+            var scratch = StateContent.FingerprintScratch()
+            for index in part {
+              let row = chunk[index].row
+              let values = try collection.values(records.value[index], row: UInt64(row))
+              let (sum, count) = StateContent.fingerprint(
+                of: values, fields: collection.schema.fields, row: row, &scratch)
+              fingerprints.add(sum: sum, entries: count, row: row)
+            }
+            return fingerprints
           }
+          var fingerprints = StateContent.IndexFingerprints(base: chunk.first?.row ?? 0)
+          for part in parts { fingerprints.merge(part) }
           return fingerprints
         }
       }
-      for part in parts { fingerprints.merge(part) }
+    }
+    var fingerprints = StateContent.IndexFingerprints()
+    var next = segments.isEmpty ? nil : fingerprint(0)
+    // Not left running past the call, even when a write fails.
+    defer { _ = try? next?.value() }
+    try meanwhile()
+    for segment in segments.indices {
+      guard let work = next else { break }
+      fingerprints.merge(try work.value())
+      next = segment + 1 < segments.count ? fingerprint(segment + 1) : nil
+      let chunk = Array(survivors[segments[segment].rows])
       try target.environment.write { txn in try collection.appendRebuiltRows(chunk, txn) }
       done(chunk.count)
     }

@@ -2,7 +2,8 @@ import Foundation
 import LMDB
 
 extension StateContent {
-  /// Per row of a collection, the wrapping sum of its index entries' hashes: two stores hold the
+  /// Per row of a collection, the wrapping sum of its index entries' hashes (a trigram entry's
+  /// postings' hashes, `IndexEntry.fingerprint`): two stores hold the
   /// same index entries exactly when their fingerprints agree row by row (up to hash collisions),
   /// and the first row where they do not is the first difference. One word per row, since the
   /// entries of a trigram visit rows in no cache-friendly order; or, for a digest, which needs only
@@ -18,6 +19,7 @@ extension StateContent {
     private var base = 0
     /// The sum of every entry's hash (which no order changes).
     private(set) var sum: UInt64 = 0
+    /// Entries as `IndexEntry.fingerprint` counts them: a trigram entry as its positions.
     private(set) var entries = 0
 
     /// Fingerprints of no entries, of rows from `base` on (or below, which costs a copy).
@@ -26,13 +28,8 @@ extension StateContent {
       self.byRow = byRow
     }
 
-    mutating func add(_ hash: UInt64, row: Row) {
-      // An entry whose hash is 0 still changes its row's sum.
-      add(sum: hash | 1, entries: 1, row: row)
-    }
-
-    /// Adds `entries` entries of `row` whose hashes (each with its low bit set, as `add` sets it)
-    /// sum to `sum`.
+    /// Adds `entries` entries of `row` whose hashes, each with its low bit set (so that an entry
+    /// whose hash is 0 still changes its row's sum), sum to `sum`: `IndexEntry.fingerprint`.
     mutating func add(sum: UInt64, entries: Int, row: Row) {
       self.sum &+= sum
       self.entries += entries
@@ -109,7 +106,8 @@ extension StateContent {
       for index in part {
         coveredKeys &+= try visit.visitPage(key: pages[index].key, value: pages[index].value, &scratch) {
           kind, key, row, positions in
-          fingerprints.add(IndexEntry.hash(kind, key, row, positions), row: row)
+          let (sum, entries) = IndexEntry.fingerprint(kind, key, row, positions)
+          fingerprints.add(sum: sum, entries: entries, row: row)
         }
       }
       return (fingerprints, coveredKeys)
@@ -121,47 +119,47 @@ extension StateContent {
       coveredKeys &+= covered
     }
     try visit.finish(coveredKeys: coveredKeys, txn) { kind, key, row, positions in
-      fingerprints.add(IndexEntry.hash(kind, key, row, positions), row: row)
+      let (sum, entries) = IndexEntry.fingerprint(kind, key, row, positions)
+      fingerprints.add(sum: sum, entries: entries, row: row)
     }
     return fingerprints
   }
 
   /// Buffers `fingerprint(of:fields:row:_:)` reuses from one record to the next.
   struct FingerprintScratch {
-    var trigrams: [UInt64] = []
     var terms: [UInt64] = []
     var term: [UInt8] = []
     var key: [UInt8] = []
   }
 
-  /// The sum of the hashes (as `IndexFingerprints.add` counts them) of the entries an index
+  /// The sum of the hashes (as `IndexEntry.fingerprint` gives them) of the entries an index
   /// built from a record whose values (by slot) are `values` holds for it at `row`, for the
-  /// indexes of `fields`, and their number: one per trigram code with all its positions, one
-  /// per distinct term, one per ordered value. What `indexFingerprints` reads for that row,
-  /// computed without building the index.
+  /// indexes of `fields`, and their number (as `IndexEntry.fingerprint` counts them): one per
+  /// trigram posting, one per distinct term, one per ordered value. What `indexFingerprints`
+  /// reads for that row, computed without building the index.
   static func fingerprint(
     of values: [FieldValue], fields: [Field], row: Row, _ scratch: inout FingerprintScratch
   ) -> (sum: UInt64, entries: Int) {
     let none = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
     var sum: UInt64 = 0
     var count = 0
+    let seed = IndexEntry.rowSeed(row)
     // The buffers taken out of `scratch` while the closures fill them, and put back after.
-    var trigrams: [UInt64] = []
     var terms: [UInt64] = []
     var key: [UInt8] = []
-    swap(&trigrams, &scratch.trigrams)
     swap(&terms, &scratch.terms)
     swap(&key, &scratch.key)
     defer {
-      swap(&trigrams, &scratch.trigrams)
       swap(&terms, &scratch.terms)
       swap(&key, &scratch.key)
     }
-    trigrams.removeAll(keepingCapacity: true)
     terms.removeAll(keepingCapacity: true)
     IndexEntries.forEach(
       in: values, fields: fields, scratch: &scratch.term,
-      trigram: { trigrams.append($0) },
+      trigram: { posting in
+        sum &+= IndexEntry.trigramPosting(posting, seed: seed)
+        count += 1
+      },
       // A term's hash covers its bytes, so equal hashes are a repeated term (a list's).
       term: { terms.append(IndexEntry.hash(.term, $0, row, none) | 1) },
       ordered: { entry in
@@ -171,23 +169,10 @@ extension StateContent {
         sum &+= key.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, none) } | 1
         count += 1
       })
-    terms.sort()
+    if terms.count > 1 { terms.sort() }
     for (index, hash) in terms.enumerated() where index == 0 || terms[index - 1] != hash {
       sum &+= hash
       count += 1
-    }
-    // A code's positions, ascending, make one entry.
-    trigrams.sort()
-    var start = 0
-    while start < trigrams.count {
-      let code = UInt32(truncatingIfNeeded: trigrams[start] >> 32)
-      var end = start + 1
-      while end < trigrams.count && UInt32(truncatingIfNeeded: trigrams[end] >> 32) == code { end += 1 }
-      // Neither the key nor the positions copied out: this runs for every trigram of every record.
-      let positions = trigrams[start..<end].lazy.map { UInt32(truncatingIfNeeded: $0) }
-      sum &+= IndexKeys.withTrigramPrefix(code) { IndexEntry.hash(.trigram, $0, row, positions) } | 1
-      count += 1
-      start = end
     }
     return (sum, count)
   }

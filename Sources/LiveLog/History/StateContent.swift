@@ -25,6 +25,49 @@ enum StateContent {
       }
     }
 
+    /// What one entry adds to a fingerprint (`IndexFingerprints`): the sum of its hashes, each
+    /// with its low bit set, and how many it counts for. A trigram entry counts as its postings, one
+    /// per position, each hashed on its own (`trigramPosting`): a record's postings can then be
+    /// summed as they are listed, without being sorted and grouped by code, which took most of
+    /// a verification's fingerprinting. Any other entry (and a trigram entry without positions or
+    /// with a key of another length, which only damage makes) counts as one.
+    static func fingerprint(
+      _ kind: IndexKind, _ key: UnsafeRawBufferPointer, _ row: Row, _ positions: UnsafeBufferPointer<UInt32>
+    ) -> (sum: UInt64, entries: Int) {
+      guard kind == .trigram, key.count == 4, !positions.isEmpty else {
+        return (hash(kind, key, row, positions) | 1, 1)
+      }
+      let code = UInt64(UInt32(bigEndian: key.loadUnaligned(as: UInt32.self)))
+      let seed = rowSeed(row)
+      var sum: UInt64 = 0
+      for position in positions { sum &+= trigramPosting(code << 32 | UInt64(position), seed: seed) }
+      return (sum, positions.count)
+    }
+
+    /// The hash of one trigram posting `code << 32 | position` (as `TrigramPostings` lists them) of
+    /// the row whose `rowSeed` is `seed`, with its low bit set.
+    @inline(__always)
+    static func trigramPosting(_ posting: UInt64, seed: UInt64) -> UInt64 {
+      mix(posting ^ seed) | 1
+    }
+
+    /// A row's part of its trigram postings' hashes, computed once per row rather than per posting.
+    @inline(__always)
+    static func rowSeed(_ row: Row) -> UInt64 { mix(UInt64(row) ^ 0x5851_F42D_4C95_7F2D) }
+
+    /// A 64-bit finalizer (every input bit changes each output bit with probability about one half):
+    /// sums of its values, unlike sums of the raw postings, do not cancel out in structured ways.
+    @inline(__always)
+    private static func mix(_ value: UInt64) -> UInt64 {
+      var x = value
+      x ^= x >> 33
+      x &*= 0xFF51_AFD7_ED55_8CCD
+      x ^= x >> 33
+      x &*= 0xC4CE_B9FE_1A85_EC53
+      x ^= x >> 33
+      return x
+    }
+
     /// The hash of one entry, from the bytes it is read from (no entry is built for it).
     static func hash(
       _ kind: IndexKind, _ key: UnsafeRawBufferPointer, _ row: Row, _ positions: some Collection<UInt32>
