@@ -85,6 +85,26 @@ import Testing
     }
   }
 
+  /// A row well inside `collection`'s segments (in their pages, not the recent rows), the code of
+  /// its record's first trigram posting, and that code's positions.
+  static func firstTrigram(ofARowIn store: Store, _ collection: StoredCollection) throws -> (
+    UInt32, Row, [UInt32]
+  ) {
+    try store.environment.read { txn in
+      let directory = try collection.directory(txn)
+      let recent = Set(try RecentRows.load(collection, txn).rows)
+      let start = directory.starts[directory.starts.count / 2] + 3
+      let row = try #require((start..<start + 50).first { !recent.contains($0) })
+      let record = try #require(try collection.record(at: UInt64(row), txn))
+      let entries = try collection.entries(of: record, row: UInt64(row))
+      let posting = try #require(entries.trigrams.first)
+      let code = UInt32(truncatingIfNeeded: posting >> 32)
+      let positions = entries.trigrams.filter { UInt32(truncatingIfNeeded: $0 >> 32) == code }
+        .map { UInt32(truncatingIfNeeded: $0) }
+      return (code, row, positions)
+    }
+  }
+
   /// How two fingerprints differ, in a line; `nil` when they agree.
   static func mismatch(_ a: StateContent.IndexFingerprints?, _ b: StateContent.IndexFingerprints?) -> String?
   {
@@ -160,20 +180,7 @@ import Testing
     let store = try Self.mixedStore(in: directory, seed: 6)
     let collection = try store.repositoriesCollection()
     let before = try store.digest()
-    let (code, row, positions) = try store.environment.read { txn -> (UInt32, Row, [UInt32]) in
-      let directory = try collection.directory(txn)
-      let recent = Set(try RecentRows.load(collection, txn).rows)
-      // Well inside the rows, in a segment's pages rather than the recent rows.
-      let start = directory.starts[directory.starts.count / 2] + 3
-      let row = try #require((start..<start + 50).first { !recent.contains($0) })
-      let record = try #require(try collection.record(at: UInt64(row), txn))
-      let entries = try collection.entries(of: record, row: UInt64(row))
-      let posting = try #require(entries.trigrams.first)
-      let code = UInt32(truncatingIfNeeded: posting >> 32)
-      let positions = entries.trigrams.filter { UInt32(truncatingIfNeeded: $0 >> 32) == code }
-        .map { UInt32(truncatingIfNeeded: $0) }
-      return (code, row, positions)
-    }
+    let (code, row, positions) = try Self.firstTrigram(ofARowIn: store, collection)
     var moved = positions
     moved[moved.count - 1] += 1
     try Self.damageIndex(
@@ -184,6 +191,58 @@ import Testing
     let difference = try #require(report.difference)
     #expect(difference.database == "repositories.index")
     #expect(difference.key.contains("row \(row)"), "\(difference)")
+  }
+
+  /// A row's postings of one trigram split into two entries, one of them filed in an earlier
+  /// segment: the postings, and so their sums and count, are unchanged, but a reader would miss the
+  /// part in the wrong segment. Reading the pages refuses it, naming the row and the segment.
+  @Test func aTrigramEntrySplitAcrossSegmentsIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: 7)
+    let collection = try store.repositoriesCollection()
+    let (code, row, positions) = try Self.firstTrigram(ofARowIn: store, collection)
+    let earlier = try store.environment.read { try collection.directory($0).starts[0] }
+    try #require(try store.environment.read { try collection.directory($0).segment(of: row) } != 0)
+    let key = IndexKeys.trigramPrefix(code)
+    try Self.damageIndex(
+      of: store, collection,
+      PostingEdit(
+        kind: .trigram, key: key, row: row, positions: positions.count > 1 ? Array(positions.dropLast()) : nil
+      ))
+    try store.environment.write { txn in
+      try SegmentEditor(
+        index: collection.databases.index, segment: earlier, txn: txn,
+        coversKeys: try collection.directory(txn).coversKeys
+      )
+      .apply([PostingEdit(kind: .trigram, key: key, row: row, positions: [positions[positions.count - 1]])])
+    }
+    let error = try #require(throws: StoreError.self) { try store.verify(scratchParent: directory.path) }
+    #expect("\(error)".contains("row \(row), outside its segment's rows \(earlier)..<"), "\(error)")
+    #expect(throws: StoreError.self) { try store.digest() }
+  }
+
+  /// Two parts of one list that repeat a row, or step back, are refused; parts of different lists,
+  /// or of one list stepping on, are not.
+  @Test func aListsPartsMustStepOn() throws {
+    typealias Visit = StateContent.IndexVisit
+    let end = Visit.ListEnd(segment: 1, kind: .trigram, key: [1, 2, 3, 4], row: 40)
+    var next = end
+    next.row = 41
+    try Visit.checkContinuity(end, next)
+    try Visit.checkContinuity(nil, next)
+    for row: Row in [40, 39] {
+      next.row = row
+      #expect(throws: PageDamage.self) { try Visit.checkContinuity(end, next) }
+      var other = next
+      other.key = [1, 2, 3, 5]
+      try Visit.checkContinuity(end, other)
+      other = next
+      other.segment = 2
+      try Visit.checkContinuity(end, other)
+      other = next
+      other.kind = .term
+      try Visit.checkContinuity(end, other)
+    }
   }
 
   /// More rows than one rebuilt segment holds: a replay lays out each segment while it writes the

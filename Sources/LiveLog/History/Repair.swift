@@ -73,14 +73,20 @@ extension Store {
     // The marker a replay without indexes leaves is not content: the scratch store, gone from
     // its directory, is never opened again.
     try rebuilt.environment.write { txn in _ = try txn.delete(rebuilt.meta, StoreLayout.incompleteReplayKey) }
-    // The scratch log is the live one copied byte for byte, as of the same snapshot: hashing it
-    // again would compare the copy with itself.
+    // The scratch log holds the live one's events 1 ... version copied byte for byte (events are
+    // never rewritten, only appended after), so hashing it would compare the copy with itself;
+    // unless the live log holds other entries too (a key outside them, which the copy's walk
+    // skips), when it is hashed so that the comparison names the difference.
     let logName = rebuilt.log.database.name
     var rebuiltDigest = try rebuilt.read {
       try rebuilt.digest($0, $1, indexFingerprints: fingerprints, skipping: [logName])
     }
     let digest = try liveDigest.value()
-    rebuiltDigest.databases[logName] = digest.databases[log.database.name]
+    if let liveLog = digest.databases[log.database.name], liveLog.entries == version {
+      rebuiltDigest.databases[logName] = liveLog
+    } else {
+      rebuiltDigest = try rebuilt.read { try rebuilt.digest($0, $1, indexFingerprints: fingerprints) }
+    }
     // The replay checked every event as `checkLog` does (checksum, contiguous LSNs from 1, each
     // version link) and more (each link names the key's current version), so the log is not read
     // a third time.

@@ -3,9 +3,10 @@ import LMDB
 
 extension StateContent {
   /// Per row of a collection, the wrapping sum of its index entries' hashes (a trigram entry's
-  /// postings' hashes, `IndexEntry.fingerprint`): two stores hold the
-  /// same index entries exactly when their fingerprints agree row by row (up to hash collisions),
-  /// and the first row where they do not is the first difference. One word per row, since the
+  /// postings' hashes, `IndexEntry.fingerprint`): two stores whose pages read without damage
+  /// (each row's postings of a trigram in one entry, which `IndexVisit` checks) hold the same index
+  /// entries exactly when their fingerprints agree row by row (up to hash collisions), and the
+  /// first row where they do not is the first difference. One word per row, since the
   /// entries of a trigram visit rows in no cache-friendly order; or, for a digest, which needs only
   /// the sum of them all, no word per row at all (`byRow` false): adding each entry to its row's
   /// word costs a cache miss almost every time.
@@ -110,13 +111,22 @@ extension StateContent {
           fingerprints.add(sum: sum, entries: entries, row: row)
         }
       }
-      return (fingerprints, coveredKeys)
+      return (fingerprints, coveredKeys, scratch.first, scratch.last)
     }
     var fingerprints = IndexFingerprints(byRow: byRow)
     var coveredKeys: UInt64 = 0
-    for (share, covered) in shares {
+    // Each share checked its own lists' parts; where a list runs on from one share into the next,
+    // the two ends meet here.
+    var previousEnd: IndexVisit.ListEnd?
+    for (share, covered, first, last) in shares {
       fingerprints.merge(share)
       coveredKeys &+= covered
+      do {
+        try IndexVisit.checkContinuity(previousEnd, first)
+      } catch {
+        throw collection.damaged("the index", error)
+      }
+      previousEnd = last ?? previousEnd
     }
     try visit.finish(coveredKeys: coveredKeys, txn) { kind, key, row, positions in
       let (sum, entries) = IndexEntry.fingerprint(kind, key, row, positions)

@@ -8,9 +8,10 @@ import LMDB
 /// - `NAME.keys`: the keys database, entry for entry (its layout is its content);
 /// - `NAME.rows`: every row holding a record, ascending, with the LSN of its version and its key
 ///   (the row table with the recent rows on top);
-/// - `NAME.index`: every index entry — a trigram of a row with its positions, a term of a row, an
-///   ordered value of a row — whichever segment, page or recent row holds it. Entries come in no
-///   particular order, so the table's digest is a sum of entry hashes.
+/// - `NAME.index`: every index entry — a trigram of a row at each of its positions (a posting), a
+///   term of a row, an ordered value of a row — whichever segment, page or recent row holds it.
+///   Entries come in no particular order, so the table's digest is a sum of their hashes; that a
+///   row's postings of one trigram form one entry is checked as the pages are read (`IndexVisit`).
 enum StateContent {
   /// One index entry, as the digest hashes it.
   struct IndexEntry {
@@ -141,21 +142,51 @@ enum StateContent {
     let onlyRow: Row?
     /// Rows a recent entry holds: their entries in pages are stale.
     let shadowed: Set<Row>
+    /// The rows of each segment, by its start: a page holds only its segment's rows.
+    let segmentRows: [Row: Range<Row>]
 
     init(_ collection: StoredCollection, _ txn: some ReadableTransaction, onlyRow: Row?) throws {
       self.collection = collection
       recent = try RecentRows.load(collection, txn)
-      coversKeys = try collection.directory(txn).coversKeys
+      let directory = try collection.directory(txn)
+      coversKeys = directory.coversKeys
+      segmentRows = Dictionary(
+        directory.starts.indices.map { (directory.starts[$0], directory.rows(of: $0)) },
+        uniquingKeysWith: { first, _ in first })
       self.onlyRow = onlyRow
       shadowed = Set(recent.rows)
     }
 
-    /// Buffers one page's decoding reuses.
+    /// Buffers one page's decoding reuses, and the ends of the posting lists seen so far.
     struct Scratch {
       var key: [UInt8] = []
       var rows: [Row] = []
       var bounds: [Int] = []
       var positions: [UInt32] = []
+      /// The first part these pages hold, and the last one's last row.
+      var first: ListEnd?
+      var last: ListEnd?
+    }
+
+    /// Where a run of pages starts or ends within a posting list: the list's segment, kind and key,
+    /// and the first or last row there.
+    struct ListEnd: Sendable {
+      var segment: Row
+      var kind: IndexKind
+      var key: [UInt8]
+      var row: Row
+
+      func isSameList(as other: ListEnd) -> Bool {
+        segment == other.segment && kind == other.kind && key == other.key
+      }
+    }
+
+    /// Throws when the pages of two runs read one after the other (`earlier` ending where `later`
+    /// starts) repeat a row of one list, as `visitPage` checks within a run.
+    static func checkContinuity(_ earlier: ListEnd?, _ later: ListEnd?) throws(PageDamage) {
+      guard let earlier, let later, earlier.isSameList(as: later), later.row <= earlier.row else { return }
+      throw PageDamage(
+        "a list's part starts at row \(later.row), not after the row \(earlier.row) it follows")
     }
 
     func isVisited(_ row: Row) -> Bool {
@@ -197,6 +228,7 @@ enum StateContent {
           try PostingPage.decode(
             part, segment: segment, positional: positional, rows: &scratch.rows, bounds: &scratch.bounds,
             positions: &scratch.positions)
+          try checkPlace(of: scratch.rows, kind: kind, key: part.key, segment: segment, &scratch)
           let (rows, bounds) = (scratch.rows, scratch.bounds)
           try scratch.positions.withUnsafeBufferPointer { all in
             for (index, row) in rows.enumerated() where isVisited(row) {
@@ -225,6 +257,30 @@ enum StateContent {
         }
       }
       return coveredKeys
+    }
+
+    /// Checks that a posting list part's rows lie in its segment and come after the rows of the
+    /// list's previous part, and notes the part as the last one seen. Parts split a list between
+    /// rows, never within a row's positions, so a row in two parts of its list, or in two segments,
+    /// is damage: the fingerprints, which sum postings, would not see it, and a reader that steps
+    /// from part to part would skip it.
+    private func checkPlace(
+      of rows: [Row], kind: IndexKind, key: UnsafeRawBufferPointer, segment: Row, _ scratch: inout Scratch
+    ) throws(PageDamage) {
+      guard let firstRow = rows.first, let lastRow = rows.last else { return }
+      if let range = segmentRows[segment], !range.contains(firstRow) || !range.contains(lastRow) {
+        throw PageDamage(
+          "a list holds row \(range.contains(firstRow) ? lastRow : firstRow), outside its segment's rows "
+            + "\(range.lowerBound)..<\(range.upperBound)")
+      }
+      if let last = scratch.last, last.segment == segment, last.kind == kind, last.key.elementsEqual(key) {
+        try Self.checkContinuity(last, ListEnd(segment: segment, kind: kind, key: last.key, row: firstRow))
+        scratch.last?.row = lastRow
+        return
+      }
+      let start = ListEnd(segment: segment, kind: kind, key: Array(key), row: firstRow)
+      if scratch.first == nil { scratch.first = start }
+      scratch.last = ListEnd(segment: segment, kind: kind, key: start.key, row: lastRow)
     }
 
     /// Checks `coveredKeys`, the pages' sum, against the row table, and calls `body` with the
