@@ -35,11 +35,11 @@ extension Store {
     }
   }
 
-  /// Checks the log and rebuilds the state from it in a scratch store (under `scratchParent`, by default the
-  /// system's temporary directory; its directory is removed as soon as the store is open, so
-  /// that nothing is left behind however the process ends) and compares it with the live state:
-  /// their digests (`StateDigest`, 64 bits per database) and, when those differ, entry by entry
-  /// to name the first difference.
+  /// Checks the log and rebuilds the state from it in a scratch store (under `scratchParent`, by
+  /// default the system's temporary directory; its directory is removed as soon as the store is
+  /// open, so that nothing is left behind however the process ends) and compares it with the live
+  /// state: their digests (`StateDigest`, 64 bits per database) and, when those differ, entry by
+  /// entry to name the first difference.
   ///
   /// Everything is as of one snapshot of the live store, taken first: the log is checked, replayed
   /// and compared up to that snapshot's version, so commits that other threads or processes make
