@@ -38,19 +38,28 @@ final class FollowProcess: Sendable {
     process.standardOutput = output
     process.standardError = error
     let collected = collected
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let text = String(decoding: handle.availableData, as: UTF8.self)
+    Self.read(output.fileHandleForReading) { text in
       collected.output.withLock { output in
         var pieces = (output.partial + text).split(separator: "\n", omittingEmptySubsequences: false)
         output.partial = String(pieces.removeLast())
         output.lines += pieces.filter { !$0.isEmpty }.map(String.init)
       }
     }
-    error.fileHandleForReading.readabilityHandler = { handle in
-      let text = String(decoding: handle.availableData, as: UTF8.self)
-      collected.errors.withLock { $0 += text }
-    }
+    Self.read(error.fileHandleForReading) { text in collected.errors.withLock { $0 += text } }
     try process.run()
+  }
+
+  /// Reads `handle` to its end on a thread of its own, passing on what each read returns.
+  ///
+  /// Why not `readabilityHandler`: on Linux, a pipe torn down while its handler is set can crash
+  /// the process in libdispatch's event loop (`_dispatch_event_loop_drain`), which took a whole test
+  /// run down once; a blocking read loop leaves libdispatch out of it.
+  private static func read(_ handle: FileHandle, _ body: @escaping @Sendable (String) -> Void) {
+    Thread {
+      while case let data = handle.availableData, !data.isEmpty {
+        body(String(decoding: data, as: UTF8.self))
+      }
+    }.start()
   }
 
   /// The stream sequences of the commits it printed as applied, in order.

@@ -168,6 +168,14 @@ enum PostingPage {
       reader.skip(8)
       row = end
     }
+
+    /// Steps over the first `count` (fewer than eight) of the eight rows `endOfEightSmallSteps`
+    /// just summed.
+    mutating func skip(_ count: Int) {
+      precondition(count < 8 && !isFirst)
+      row += reader.sumOfSmallNumbers(count)
+      reader.skip(count)
+    }
   }
 
   /// Reads one row's positions (ascending, at least one; the layout `writePositions` writes)
@@ -189,7 +197,17 @@ enum PostingPage {
   }
 
   /// Steps over one row's positions (`readPositions` without their values).
+  @inline(__always)
   static func skipPositions(_ reader: inout PageReader) throws {
+    // Most rows hold a trigram once, early in the text: one byte, whose "more" bit is clear.
+    if reader.nextIsSingleSmallPosition() {
+      reader.skip(1)
+      return
+    }
+    try skipSeveralPositions(&reader)
+  }
+
+  private static func skipSeveralPositions(_ reader: inout PageReader) throws {
     let head = try reader.varint()
     guard head & 1 != 0 else { return }
     let extra = try reader.varint()
@@ -235,23 +253,38 @@ enum PostingPage {
     var tryEight = true
     while left > 0 {
       guard next < members.count else { return }
+      let wanted = members[next]
       // The positions are stepped over eight bytes at once too, so each of the eight rows must
       // have one position of one byte. A row with several (a text repeating the trigram) does
       // not turn the attempts off as a near member does: a long run of single positions may
       // follow it before the next member.
       if tryEight && left >= 8, let end = rows.endOfEightSmallSteps() {
-        if end >= UInt64(members[next]) {
+        if end >= UInt64(wanted) {
           tryEight = false
         } else if positions.nextEightAreSingleSmallPositions() {
           rows.skipEight(to: end)
           positions.skip(8)
           left -= 8
           continue
+        } else {
+          // The rows before the first of the eight with several positions (or one far into the
+          // text) are stepped over all the same; that row is decoded below.
+          let single = positions.leadingSingleSmallPositions()
+          if single > 0 {
+            rows.skip(single)
+            positions.skip(single)
+            left -= single
+          }
         }
       }
       let row = try rows.next()
       left -= 1
-      if members[next] < row { tryEight = true }
+      // Short of the next member: most rows of a list far longer than the members.
+      if row < wanted {
+        try skipPositions(&positions)
+        continue
+      }
+      if wanted < row { tryEight = true }
       while next < members.count && members[next] < row { next += 1 }
       guard next < members.count && members[next] == row else {
         try skipPositions(&positions)
@@ -369,6 +402,32 @@ struct PageReader {
     // no lane carries into the next).
     let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ ((word >> 8) & 0x00FF_00FF_00FF_00FF)
     return (pairs &* 0x0001_0001_0001_0001) >> 48
+  }
+
+  /// The sum of the next `count` (fewer than eight) bytes, which `sumOfEightSmallNumbers` found
+  /// to be one-byte numbers.
+  func sumOfSmallNumbers(_ count: Int) -> UInt64 {
+    precondition(count < 8 && bytes.count - offset >= 8)
+    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    let kept = word & ((1 << (8 * UInt64(count))) &- 1)
+    let pairs = (kept & 0x00FF_00FF_00FF_00FF) &+ ((kept >> 8) & 0x00FF_00FF_00FF_00FF)
+    return (pairs &* 0x0001_0001_0001_0001) >> 48
+  }
+
+  /// How many of the next eight bytes, from the first, are rows' positions of one position
+  /// under 64 (as `nextEightAreSingleSmallPositions` tells of all eight); 0 when fewer than eight
+  /// bytes are left.
+  func leadingSingleSmallPositions() -> Int {
+    guard bytes.count - offset >= 8 else { return 0 }
+    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    return min((word & 0x8181_8181_8181_8181).trailingZeroBitCount / 8, 8)
+  }
+
+  /// Whether the next byte is one row's positions of one position, under 64 (`readPositions`: a
+  /// one-byte head whose low bit, "more", is clear).
+  @inline(__always)
+  func nextIsSingleSmallPosition() -> Bool {
+    offset < bytes.count && bytes[offset] & 0x81 == 0
   }
 
   /// Whether the next eight bytes are eight rows' positions of one position each, under 64
