@@ -16,6 +16,23 @@ import Testing
     return writer.takePages().map(\.value)
   }
 
+  /// Writes `rows`, with the positions of row `i` at `positions[bounds[i]..<bounds[i + 1]]`, as
+  /// one trigram list of `segment` and returns its pages' bytes.
+  private func trigramPages(rows: [Row], bounds: [Int], positions: [UInt32], segment: Row) -> [[UInt8]] {
+    var writer = PostingPageWriter(segment: segment, kind: .trigram)
+    rows.withUnsafeBufferPointer { rowBuffer in
+      bounds.withUnsafeBufferPointer { boundBuffer in
+        positions.withUnsafeBufferPointer { positionBuffer in
+          writer.add(
+            key: [1, 2, 3, 4],
+            PostingListSource(rows: rowBuffer, bounds: boundBuffer, positions: positionBuffer))
+        }
+      }
+    }
+    writer.flush()
+    return writer.takePages().map(\.value)
+  }
+
   /// The list's rows among `members`, its parts read in order with `next` carried between them.
   private func members(_ members: [Row], in pages: [[UInt8]], segment: Row) throws -> [Row] {
     var found: [Row] = []
@@ -98,18 +115,7 @@ import Testing
         }
         bounds.append(positions.count)
       }
-      var writer = PostingPageWriter(segment: segment, kind: .trigram)
-      rows.withUnsafeBufferPointer { rowBuffer in
-        bounds.withUnsafeBufferPointer { boundBuffer in
-          positions.withUnsafeBufferPointer { positionBuffer in
-            writer.add(
-              key: [1, 2, 3, 4],
-              PostingListSource(rows: rowBuffer, bounds: boundBuffer, positions: positionBuffer))
-          }
-        }
-      }
-      writer.flush()
-      let pages = writer.takePages().map(\.value)
+      let pages = trigramPages(rows: rows, bounds: bounds, positions: positions, segment: segment)
       var members = Set<Row>()
       for _ in 0..<Int(random.next() % 300) {
         members.insert(
@@ -181,5 +187,97 @@ import Testing
       }
     }
     #expect(refused > 150)
+  }
+
+  /// A damaged trigram page, read among members as an `AND` reads it: wherever the full read
+  /// succeeds, the read among members finds the same starts of its members (it parses rows and
+  /// positions as the full read does, only checking less of the positions it steps over); a zero
+  /// step among the rows, which the full read refuses, it refuses too when it reads that far (a
+  /// member past the list's end makes it), whether or not the zero sits in a run it would step
+  /// over whole or in part. Neither read traps.
+  @Test(arguments: [8, 9])
+  func readsADamagedTrigramPageAsTheFullReadDoes(seed: UInt64) throws {
+    var random = SplitMix64(seed: seed)
+    var refused = 0
+    var zeroSteps = 0
+    for round in 0..<300 {
+      let segment: Row = 1 << 20
+      var rows: [Row] = []
+      var bounds: [Int] = [0]
+      var positions: [UInt32] = []
+      var row = segment
+      for _ in 0..<(50 + Int(random.next() % 400)) {
+        rows.append(row)
+        row += Row(1 + random.next() % 100)
+        // Mostly one small position, so that runs of eight are stepped over; some far or several.
+        var position = UInt32(random.next() % (random.next() % 6 == 0 ? 300 : 64))
+        for _ in 0...(random.next() % 8 == 0 ? 1 + random.next() % 2 : 0) {
+          positions.append(position)
+          position += 1 + UInt32(random.next() % 20)
+        }
+        bounds.append(positions.count)
+      }
+      var page = trigramPages(rows: rows, bounds: bounds, positions: positions, segment: segment)[0]
+      let (rowsStart, rowsLength, positionsStart, positionsLength) = try page.withUnsafeBytes { bytes in
+        let entry = try PostingPage.View(bytes, positional: true).entry(0)
+        return (
+          entry.rows.baseAddress! - bytes.baseAddress!, entry.rows.count,
+          entry.positions.baseAddress! - bytes.baseAddress!, entry.positions.count
+        )
+      }
+      // A byte of the rows after the first row's (whose steps are all one byte), or of the positions.
+      let inRows = random.next() % 2 == 0
+      let damaged =
+        inRows
+        ? rowsStart + 1 + Int(random.next() % UInt64(rowsLength - 1))
+        : positionsStart + Int(random.next() % UInt64(positionsLength))
+      let values: [UInt8] = [0, 0x01, 0x7F, 0x80, 0x81, 0xFF, UInt8(truncatingIfNeeded: random.next())]
+      page[damaged] = values[Int(random.next() % UInt64(values.count))]
+      let isZeroStep = inRows && page[damaged] == 0
+      if isZeroStep { zeroSteps += 1 }
+      let members =
+        rows.filter { _ in random.next() % 16 == 0 } + [Row.max]
+      let offset = UInt32(random.next() % 3)
+      let read = { (members: [Row]?) in
+        Result { () throws -> [UInt64] in
+          try page.withUnsafeBytes { bytes in
+            let entry = try PostingPage.View(bytes, positional: true).entry(0)
+            var starts: [UInt64] = []
+            if let members {
+              var next = 0
+              try PostingPage.appendStarts(
+                of: entry, segment: segment, offset: offset, anchored: false, members: members, next: &next,
+                to: &starts)
+            } else {
+              try PostingPage.appendStarts(
+                of: entry, segment: segment, offset: offset, anchored: false, to: &starts)
+            }
+            return starts
+          }
+        }
+      }
+      let full = read(nil)
+      let among = read(members)
+      if case .success(let all) = full {
+        let memberSet = Set(members)
+        let expected = all.filter { memberSet.contains(Row(truncatingIfNeeded: $0 >> 32)) }
+        #expect(
+          (try? among.get()) == expected, "seed \(seed), round \(round): byte \(damaged) of a readable page")
+      }
+      if isZeroStep {
+        #expect(
+          full.isFailure && among.isFailure, "seed \(seed), round \(round): a zero step at byte \(damaged)")
+        if among.isFailure { refused += 1 }
+      }
+    }
+    // About half the rounds damage the rows, a seventh of those with a zero.
+    #expect(zeroSteps > 10 && refused == zeroSteps)
+  }
+}
+
+extension Result {
+  fileprivate var isFailure: Bool {
+    if case .failure = self { return true }
+    return false
   }
 }

@@ -118,13 +118,17 @@ struct VersionRecords {
   /// rows) for rows as they are now, from the log for the others.
   func keys(_ rows: [Row]) throws -> [PrimaryKey] {
     let integerKeys = collection.schema.primaryKey.type == .integer
-    var keys = [PrimaryKey](repeating: .integer(0), count: rows.count)
-    try forEachKey(rows) { index, bytes in
-      keys[index] =
-        integerKeys
-        ? .integer(bytes.loadUnaligned(as: Int64.self)) : try collection.key(bytes, row: UInt64(rows[index]))
+    // Written through the buffer, as `integerKeys(_:)` explains.
+    return try [PrimaryKey](unsafeUninitializedCapacity: rows.count) { keys, count in
+      keys.initialize(repeating: .integer(0))
+      count = rows.count
+      try forEachKey(rows) { index, bytes in
+        keys[index] =
+          integerKeys
+          ? .integer(bytes.loadUnaligned(as: Int64.self))
+          : try collection.key(bytes, row: UInt64(rows[index]))
+      }
     }
-    return keys
   }
 
   /// `keys(_:)` of a collection whose keys are integers, as the integers (`nil` for string keys):

@@ -14,6 +14,10 @@ final class FollowProcess: Sendable {
 
   let process: Process
   private let collected = Collected()
+  /// Signalled by each pipe's reader at the pipe's end, so that `end(_:)` returns with
+  /// everything the process wrote collected.
+  private let drained = DispatchSemaphore(value: 0)
+  private let isDrained = Mutex(false)
 
   final class Collected: Sendable {
     /// Complete lines, and the start of a line whose end has not come yet (a pipe's read can end
@@ -38,27 +42,37 @@ final class FollowProcess: Sendable {
     process.standardOutput = output
     process.standardError = error
     let collected = collected
-    Self.read(output.fileHandleForReading) { text in
+    try process.run()
+    Self.collect(output.fileHandleForReading, drained) { text in
       collected.output.withLock { output in
         var pieces = (output.partial + text).split(separator: "\n", omittingEmptySubsequences: false)
         output.partial = String(pieces.removeLast())
         output.lines += pieces.filter { !$0.isEmpty }.map(String.init)
       }
     }
-    Self.read(error.fileHandleForReading) { text in collected.errors.withLock { $0 += text } }
-    try process.run()
+    Self.collect(error.fileHandleForReading, drained) { text in collected.errors.withLock { $0 += text } }
   }
 
-  /// Reads `handle` to its end on a thread of its own, passing on what each read returns.
+  /// Reads `handle` to its end (or a read error) on a thread of its own, passing on what each
+  /// read returns, then signals `done`.
   ///
   /// Why not `readabilityHandler`: on Linux, a pipe torn down while its handler is set can crash
   /// the process in libdispatch's event loop (`_dispatch_event_loop_drain`), which took a whole test
   /// run down once; a blocking read loop leaves libdispatch out of it.
-  private static func read(_ handle: FileHandle, _ body: @escaping @Sendable (String) -> Void) {
+  private static func collect(
+    _ handle: FileHandle, _ done: DispatchSemaphore, _ body: @escaping @Sendable (String) -> Void
+  ) {
     Thread {
-      while case let data = handle.availableData, !data.isEmpty {
-        body(String(decoding: data, as: UTF8.self))
+      // `read(2)` itself: it returns what the pipe holds as soon as it holds anything (Foundation's
+      // `read(upToCount:)` waits for the whole count), and reports an error rather than trapping.
+      var buffer = [UInt8](repeating: 0, count: 65_536)
+      while true {
+        let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        body(String(decoding: buffer[..<count], as: UTF8.self))
       }
+      done.signal()
     }.start()
   }
 
@@ -72,11 +86,24 @@ final class FollowProcess: Sendable {
     }
   }
 
-  var standardError: String { collected.errors.withLock { $0 } }
+  /// What it wrote to standard error; all of it once it has ended.
+  var standardError: String {
+    if !process.isRunning { drain() }
+    return collected.errors.withLock { $0 }
+  }
+
+  /// Waits for both pipes' readers to reach the pipes' ends (which come with the process's, as
+  /// it has no children), once; a few seconds bound the wait all the same.
+  private func drain() {
+    guard !isDrained.withLock({ $0 }) else { return }
+    for _ in 0..<2 { _ = drained.wait(timeout: .now() + 5) }
+    isDrained.withLock { $0 = true }
+  }
 
   func end(_ signal: Int32) -> Int32 {
     kill(process.processIdentifier, signal)
     process.waitUntilExit()
+    drain()
     return process.terminationStatus
   }
 }

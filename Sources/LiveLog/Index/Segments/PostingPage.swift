@@ -420,7 +420,7 @@ struct PageReader {
   func leadingSingleSmallPositions() -> Int {
     guard bytes.count - offset >= 8 else { return 0 }
     let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    return min((word & 0x8181_8181_8181_8181).trailingZeroBitCount / 8, 8)
+    return (word & 0x8181_8181_8181_8181).trailingZeroBitCount / 8
   }
 
   /// Whether the next byte is one row's positions of one position, under 64 (`readPositions`: a
@@ -438,8 +438,9 @@ struct PageReader {
     return word & 0x8181_8181_8181_8181 == 0
   }
 
-  /// Moves past `count` bytes that `sumOfEightSmallNumbers` or
-  /// `nextEightAreSingleSmallPositions` vouched for.
+  /// Moves past `count` bytes that one of the looks ahead above (`sumOfEightSmallNumbers`,
+  /// `nextEightAreSingleSmallPositions`, `leadingSingleSmallPositions`,
+  /// `nextIsSingleSmallPosition`) vouched for.
   mutating func skip(_ count: Int) {
     precondition(count <= bytes.count - offset)
     offset += count
