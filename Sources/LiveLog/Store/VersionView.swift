@@ -118,7 +118,8 @@ struct VersionRecords {
   /// rows) for rows as they are now, from the log for the others.
   func keys(_ rows: [Row]) throws -> [PrimaryKey] {
     let integerKeys = collection.schema.primaryKey.type == .integer
-    // Written through the buffer, as `integerKeys(_:)` explains.
+    // Written through the buffer, as `integerKeys(_:)` explains (and why not when empty).
+    guard !rows.isEmpty else { return [] }
     return try [PrimaryKey](unsafeUninitializedCapacity: rows.count) { keys, count in
       keys.initialize(repeating: .integer(0))
       count = rows.count
@@ -135,6 +136,9 @@ struct VersionRecords {
   /// no `PrimaryKey` in between.
   func integerKeys(_ rows: [Row]) throws -> [Int64]? {
     guard collection.schema.primaryKey.type == .integer else { return nil }
+    // An array of no capacity is the shared empty one, whose count the initializer below would
+    // write: harmless, but a data race to the thread sanitizer when two threads do it.
+    guard !rows.isEmpty else { return [] }
     // Written through the buffer: an array captured by the closure is checked for uniqueness at
     // every write, which costs as much as the write on a result of tens of thousands of rows.
     return try [Int64](unsafeUninitializedCapacity: rows.count) { keys, count in
