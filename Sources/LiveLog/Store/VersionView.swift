@@ -118,17 +118,9 @@ struct VersionRecords {
   /// rows) for rows as they are now, from the log for the others.
   func keys(_ rows: [Row]) throws -> [PrimaryKey] {
     let integerKeys = collection.schema.primaryKey.type == .integer
-    // Written through the buffer, as `integerKeys(_:)` explains (and why not when empty).
-    guard !rows.isEmpty else { return [] }
-    return try [PrimaryKey](unsafeUninitializedCapacity: rows.count) { keys, count in
-      keys.initialize(repeating: .integer(0))
-      count = rows.count
-      try forEachKey(rows) { index, bytes in
-        keys[index] =
-          integerKeys
-          ? .integer(bytes.loadUnaligned(as: Int64.self))
-          : try collection.key(bytes, row: UInt64(rows[index]))
-      }
+    return try collectKeys(rows, placeholder: .integer(0)) { index, bytes in
+      integerKeys
+        ? .integer(bytes.loadUnaligned(as: Int64.self)) : try collection.key(bytes, row: UInt64(rows[index]))
     }
   }
 
@@ -136,15 +128,22 @@ struct VersionRecords {
   /// no `PrimaryKey` in between.
   func integerKeys(_ rows: [Row]) throws -> [Int64]? {
     guard collection.schema.primaryKey.type == .integer else { return nil }
-    // An array of no capacity is the shared empty one, whose count the initializer below would
-    // write: harmless, but a data race to the thread sanitizer when two threads do it.
+    return try collectKeys(rows, placeholder: 0) { _, bytes in bytes.loadUnaligned(as: Int64.self) }
+  }
+
+  /// `make` of each row's key bytes, in the order of `rows`: written through the array's buffer,
+  /// since an array captured by `forEachKey`'s closure is checked for uniqueness at every write,
+  /// which costs as much as the write on a result of tens of thousands of rows.
+  private func collectKeys<Key>(
+    _ rows: [Row], placeholder: Key, _ make: (Int, UnsafeRawBufferPointer) throws -> Key
+  ) throws -> [Key] {
+    // An array of no capacity is the shared empty one, whose count the initializer would write:
+    // harmless, but a data race to the thread sanitizer when two threads do it.
     guard !rows.isEmpty else { return [] }
-    // Written through the buffer: an array captured by the closure is checked for uniqueness at
-    // every write, which costs as much as the write on a result of tens of thousands of rows.
-    return try [Int64](unsafeUninitializedCapacity: rows.count) { keys, count in
-      keys.initialize(repeating: 0)
+    return try [Key](unsafeUninitializedCapacity: rows.count) { keys, count in
+      keys.initialize(repeating: placeholder)
       count = rows.count
-      try forEachKey(rows) { index, bytes in keys[index] = bytes.loadUnaligned(as: Int64.self) }
+      try forEachKey(rows) { index, bytes in keys[index] = try make(index, bytes) }
     }
   }
 
