@@ -137,6 +137,8 @@ import Testing
     async let second = failure { try await clients[1].firstPage(of: query) }
     async let third = failure { try await clients[2].firstPage(of: query) }
     let errors = await [first, second, third]
+    // The answers came between `before` and now, however long a loaded machine took to serve them.
+    let answered = Date().timeIntervalSince(before)
     #expect(errors.filter { $0 == nil }.count == 1, "one search gets through: \(errors)")
     for (client, error) in zip(clients, errors) where error != nil {
       guard case .rateLimited(let limit) = error else {
@@ -146,7 +148,7 @@ import Testing
       #expect(limit.kind == .secondary)
       #expect(limit.serverMessage?.contains("secondary rate limit") == true)
       let wait = limit.resetsAt.timeIntervalSince(before)
-      #expect(wait > 1.5 && wait < 5, "Retry-After: 3 from now")
+      #expect(wait > 1.5 && wait < answered + 3.5, "Retry-After: 3 from the answer")
       #expect(client.activeRateLimit == limit, "the client waits out the Retry-After")
     }
   }

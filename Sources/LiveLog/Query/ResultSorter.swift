@@ -83,13 +83,14 @@ struct ResultSorter<Txn: ReadableTransaction> {
     var runs = Runs(keepsIDs: others.isEmpty && indexes.directory.coversKeys)
     // Ties on the first key: ordered by the other keys, read from the tie's records only.
     let orderTie: ([Row]) throws -> [Row] = { rows in try fetchAndSort(rows, by: others, limit: nil) }
+    let membership = members.map(RowMembership.init)
     try indexes.walk(field: first.field, range: range, ascending: first.ascending) { key, row, id in
       if key != runs.key {
         try runs.flush(others.isEmpty ? nil : orderTie)
         if runs.rows.count >= wanted { return false }
         runs.key = key
       }
-      if members.map({ RowSet.contains($0, row) }) ?? true { runs.run.append((row, id)) }
+      if membership?.contains(row) ?? true { runs.run.append((row, id)) }
       return true
     }
     try runs.flush(others.isEmpty ? nil : orderTie)
