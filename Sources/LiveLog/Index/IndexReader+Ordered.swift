@@ -284,7 +284,16 @@ struct OrderedStream {
       pageKey: current.key, value: current.value, width: width, coversKeys: coversKeys)
     // Every entry takes a byte at least: a damaged count cannot ask for more.
     buffer.reserveCapacity(min(reader.remaining, current.value.count + 1))
-    while let entry = try reader.next() { buffer.append(entry) }
+    // Entries ascend in a page, so none after one past `upper` is wanted: a descending walk's
+    // first page is decoded only up to it, and an ascending walk keeps that one entry, which
+    // ends it.
+    while let entry = try reader.next() {
+      if entry.key > upper {
+        if ascending { buffer.append(entry) }
+        break
+      }
+      buffer.append(entry)
+    }
     return true
   }
 }
