@@ -6,6 +6,20 @@ import Testing
 /// `Set.contains`, for members of every density, asked about every member, rows around and
 /// between them, and the ends of the row space.
 @Suite struct RowMembershipTests {
+  /// Every member, its neighbours, `extra` and the ends of the row space, asked of both.
+  private func expectAgreement(_ members: Set<Row>, _ membership: RowMembership, extra: [Row] = []) {
+    var asked: [Row] = [0, 1, Row.max - 1, Row.max] + extra
+    for member in members.prefix(2_000) {
+      asked.append(member)
+      if member > 0 { asked.append(member - 1) }
+      if member < Row.max { asked.append(member + 1) }
+    }
+    for row in asked where membership.contains(row) != members.contains(row) {
+      Issue.record("row \(row) among \(members.count) members from \(members.min() ?? 0)")
+      return
+    }
+  }
+
   @Test(arguments: 0..<6)
   func answersAsASetDoes(seed: UInt64) {
     var random = SplitMix64(seed: 700 + seed)
@@ -14,21 +28,34 @@ import Testing
       let span = [1, 64, 2_000, 256 * 1_000, 1_000_000, 50_000_000].randomElement(using: &random) ?? 1
       let base = Row.random(in: 0...(Row.max - Row(span - 1)), using: &random)
       let members = Set((0..<count).map { _ in base + Row.random(in: 0..<Row(span), using: &random) })
-      let membership = RowMembership(members.sorted())
-      var asked: [Row] = [0, 1, Row.max - 1, Row.max]
-      for member in members.prefix(2_000) {
-        asked.append(member)
-        if member > 0 { asked.append(member - 1) }
-        if member < Row.max { asked.append(member + 1) }
+      let questions = [0, 10, 1_000, 1_000_000].randomElement(using: &random) ?? 0
+      let extra = (0..<2_000).map { _ in
+        base &+ Row.random(in: 0..<Row(min(UInt64(span) + 200, UInt64(Row.max))), using: &random)
       }
-      for _ in 0..<2_000 {
-        asked.append(
-          base &+ Row.random(in: 0..<Row(min(UInt64(span) + 200, UInt64(Row.max))), using: &random))
-      }
-      for row in asked where membership.contains(row) != members.contains(row) {
-        Issue.record("row \(row) among \(members.count) members over a span of \(span) from \(base)")
-        break
-      }
+      expectAgreement(members, RowMembership(members.sorted(), questions: questions), extra: extra)
+    }
+  }
+
+  /// The edges of the choice (64 members, a span of 256 rows per member, enough questions) and
+  /// of the row space, each on the path it should take.
+  @Test func takesTheBitmapExactlyWhereItPays() {
+    let cases: [(rows: [Row], questions: Int, bitmap: Bool)] = [
+      (Array((Row.max - 99)...Row.max), 100, true),
+      (Array(0..<64), 2, true),
+      (Array(0..<63), 1_000, false),
+      (Array(0..<64), 1, false),
+      ((0..<64).map { $0 * 256 }, 64, true),
+      // 63 gaps of 264 rows span 64 rows per 256; of 265, 65.
+      ((0..<64).map { $0 * 264 }, 64, true),
+      ((0..<64).map { $0 * 265 }, 64, false),
+      ((0..<20_000).map { $0 * 50 }, 1_000, true),
+      ((0..<20_000).map { $0 * 50 }, 100, false),
+    ]
+    for (rows, questions, bitmap) in cases {
+      let membership = RowMembership(rows, questions: questions)
+      #expect(membership.isBitmap == bitmap, "\(rows.count) rows from \(rows[0]) to \(rows[rows.count - 1])")
+      expectAgreement(
+        Set(rows), membership, extra: [rows[0] &- 1, rows[rows.count - 1] &+ 1, rows[rows.count / 2] + 1])
     }
   }
 }

@@ -284,9 +284,10 @@ struct OrderedStream {
       pageKey: current.key, value: current.value, width: width, coversKeys: coversKeys)
     // Every entry takes a byte at least: a damaged count cannot ask for more.
     buffer.reserveCapacity(min(reader.remaining, current.value.count + 1))
-    // Entries ascend in a page, so none after one past `upper` is wanted: a descending walk's
-    // first page is decoded only up to it, and an ascending walk keeps that one entry, which
-    // ends it.
+    // Entries ascend in a page, so none after one past `upper` is wanted: a page is decoded
+    // only up to it (a descending walk's first page, an ascending walk's last), and an ascending
+    // walk keeps that one entry, which ends it. Damage further into the page goes unreported
+    // here, as in pages the walk never reaches; `verify` reads every page whole.
     while let entry = try reader.next() {
       if entry.key > upper {
         if ascending { buffer.append(entry) }

@@ -32,7 +32,8 @@ struct ResultSorter<Txn: ReadableTransaction> {
         ?? Double(total)
       let fetch = Double(matches) * Self.fetchCost + (rows == nil ? Double(total) * Self.walkStepCost : 0)
       if visits * Self.walkStepCost <= fetch {
-        return try walk(first, then: Array(descriptors.dropFirst()), members: rows, limit: limit)
+        return try walk(
+          first, then: Array(descriptors.dropFirst()), members: rows, visits: Int(visits), limit: limit)
       }
     }
     let candidates = try rows ?? collection.everyRow(txn, recent: indexes.recent)
@@ -73,17 +74,17 @@ struct ResultSorter<Txn: ReadableTransaction> {
   }
 
   /// Walks the ordered index of `first` (only the keys in `range`, when given) and keeps
-  /// `members` (every row when nil); with the rows' keys when the walk reads them from covering
-  /// pages and no other key orders the ties.
+  /// `members` (every row when nil), about `visits` of whose entries it expects to read; with the
+  /// rows' keys when the walk reads them from covering pages and no other key orders the ties.
   private func walk(
-    _ first: SortDescriptor, then others: [SortDescriptor], members: [Row]?, range: OrderedBounds? = nil,
-    limit: Int?
+    _ first: SortDescriptor, then others: [SortDescriptor], members: [Row]?, visits: Int = 0,
+    range: OrderedBounds? = nil, limit: Int?
   ) throws -> (rows: [Row], ids: [Int64]?) {
     let wanted = limit ?? Int.max
     var runs = Runs(keepsIDs: others.isEmpty && indexes.directory.coversKeys)
     // Ties on the first key: ordered by the other keys, read from the tie's records only.
     let orderTie: ([Row]) throws -> [Row] = { rows in try fetchAndSort(rows, by: others, limit: nil) }
-    let membership = members.map(RowMembership.init)
+    let membership = members.map { RowMembership($0, questions: visits) }
     try indexes.walk(field: first.field, range: range, ascending: first.ascending) { key, row, id in
       if key != runs.key {
         try runs.flush(others.isEmpty ? nil : orderTie)

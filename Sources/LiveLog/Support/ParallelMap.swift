@@ -5,12 +5,13 @@ import Foundation
 /// and indexing the records of a replay.
 enum ParallelMap {
   /// `body(0) ..< body(count)`, in order, computed on every core, over contiguous parts of at
-  /// least `minimumPerWorker` items (`parts`). The first error, by index, is thrown.
+  /// least `minimumPerWorker` items (`parts`); on the caller's thread alone when that makes one
+  /// part. The first error, by index, is thrown.
   static func map<Value>(
     _ count: Int, minimumPerWorker: Int = 1_024, _ body: @Sendable (Int) throws -> Value
   ) throws -> [Value] {
     let parts = parts(count, minimum: minimumPerWorker)
-    // One part needs no worker: the caller's thread computes it, without a wake-up and a wait.
+    // One part runs on the caller's thread either way; this skips the slots and the results.
     if parts == 1 { return try (0..<count).map(body) }
     let slots = Slots<Result<Value, any Error>>(count: count)
     DispatchQueue.concurrentPerform(iterations: parts) { part in
