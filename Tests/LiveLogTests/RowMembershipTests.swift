@@ -36,7 +36,7 @@ import Testing
     }
   }
 
-  /// The edges of the choice (64 members, a span of 256 rows per member, enough questions) and
+  /// The edges of the choice (64 members, four words of span per member, enough questions) and
   /// of the row space, each on the path it should take.
   @Test func takesTheBitmapExactlyWhereItPays() {
     let cases: [(rows: [Row], questions: Int, bitmap: Bool)] = [
@@ -45,9 +45,9 @@ import Testing
       (Array(0..<63), 1_000, false),
       (Array(0..<64), 1, false),
       ((0..<64).map { $0 * 256 }, 64, true),
-      // 63 gaps of 264 rows span 64 rows per 256; of 265, 65.
-      ((0..<64).map { $0 * 264 }, 64, true),
-      ((0..<64).map { $0 * 265 }, 64, false),
+      // 63 gaps of 261 rows span 256 words of 64 rows (four per member); of 262, 257.
+      ((0..<64).map { $0 * 261 }, 64, true),
+      ((0..<64).map { $0 * 262 }, 64, false),
       ((0..<20_000).map { $0 * 50 }, 1_000, true),
       ((0..<20_000).map { $0 * 50 }, 100, false),
     ]

@@ -134,14 +134,8 @@ enum RowSet {
   /// wider than their count (an ordered range, which lists rows by value) are set as bits of one
   /// bitmap and read back in order: a pass over the words rather than a comparison sort.
   static func ascending(_ rows: [Row]) -> [Row] {
-    guard rows.count >= 64, let low = rows.min(), let high = rows.max() else { return normalized(rows) }
-    let span = Int(high - low) + 1
-    guard span / 64 <= rows.count * 4 else { return normalized(rows) }
-    var words = [UInt64](repeating: 0, count: span / 64 + 1)
-    for row in rows {
-      let offset = Int(row - low)
-      words[offset >> 6] |= 1 << UInt64(offset & 63)
-    }
+    guard let low = rows.min(), let high = rows.max(), let words = bitmap(of: rows, low: low, high: high)
+    else { return normalized(rows) }
     var result: [Row] = []
     result.reserveCapacity(rows.count)
     for (index, word) in words.enumerated() where word != 0 {
@@ -153,6 +147,26 @@ enum RowSet {
       }
     }
     return result
+  }
+
+  /// `rows`, which lie in `low ... high`, as bits of words (bit `row - low`), or nil when they are
+  /// too few or too sparse for it to pay: at least 64 rows, and no more words than four per row,
+  /// so that zeroing and reading the words costs about what the rows do.
+  static func bitmap(of rows: [Row], low: Row, high: Row) -> [UInt64]? {
+    let span = Int(high - low) + 1
+    guard rows.count >= 64, span / 64 <= rows.count * 4 else { return nil }
+    var words = [UInt64](repeating: 0, count: span / 64 + 1)
+    for row in rows {
+      let (word, mask) = bit(Int(row - low))
+      words[word] |= mask
+    }
+    return words
+  }
+
+  /// The word and the bit within it of the row `offset` rows past a bitmap's first.
+  @inline(__always)
+  static func bit(_ offset: Int) -> (word: Int, mask: UInt64) {
+    (offset >> 6, 1 << UInt64(offset & 63))
   }
 
   /// Sorts and removes duplicates (of rows, or of trigram codes, which are `UInt32`s too).
