@@ -799,6 +799,15 @@ def read_path_goals(results, baseline):
     return goals
 
 
+def bulk_ingest_rates(c):
+    """The median batch's rate, and the sustained one (every batch, merges included) when the run has it."""
+    median_rate = f"{fmt_number(c['notes'].get('LiveLog rows/s', throughput(c)))} records/s"
+    sustained = c["notes"].get("LiveLog sustained rows/s")
+    if sustained is None:
+        return median_rate
+    return f"sustained {fmt_number(sustained)} records/s (median batch {median_rate})"
+
+
 def write_path_goals(results, baseline):
     """Issue 17: the write path."""
     goals = []
@@ -834,8 +843,10 @@ def write_path_goals(results, baseline):
             results,
             baseline,
             lambda r, size: r.find("query", INDEXED_INGEST_CASE, size),
-            lambda c: f"{fmt_number(c['notes'].get('LiveLog rows/s', throughput(c)))} records/s",
-            lambda c: c["notes"].get("LiveLog rows/s", throughput(c)) >= 150_000,
+            bulk_ingest_rates,
+            # Judged on the sustained rate where the run has one: it counts the batches that merge.
+            lambda c: c["notes"].get("LiveLog sustained rows/s", c["notes"].get("LiveLog rows/s", throughput(c)))
+            >= 150_000,
         )
     )
     goals.append(

@@ -102,8 +102,14 @@ import Testing
     return entries
   }
 
-  @Test(arguments: [UInt64(1), 2, 3], [false, true])
-  func segmentsMergedAndEditedReadAsTheirRows(seed: UInt64, coversKeys: Bool) throws {
+  /// Seeds, each with the lanes its merge cuts the trigram lists into (1: none).
+  static let seedsAndPieces: [(seed: UInt64, pieces: Int)] = [(1, 1), (2, 2), (3, 7)]
+
+  @Test(arguments: seedsAndPieces, [false, true])
+  func segmentsMergedAndEditedReadAsTheirRows(seedAndPieces: (seed: UInt64, pieces: Int), coversKeys: Bool)
+    throws
+  {
+    let (seed, pieces) = seedAndPieces
     let directory = try TemporaryDirectory()
     let store = try Store(directory: directory.child("store"))
     try store.write([.upsert(Repository(id: 1, fullName: "a/b"))])
@@ -147,7 +153,15 @@ import Testing
     }
     try check("as built")
     try store.environment.write { txn in
-      try SegmentMerger(index: index, txn: txn, coversKeys: coversKeys).merge(segments[1], segments[2])
+      var merger = SegmentMerger(index: index, txn: txn, coversKeys: coversKeys)
+      merger.trigramPieces = pieces
+      // The lanes the merge is laid out in: the trigrams cut (a list of many pages takes one cut
+      // at most), and a lane for each ordered field.
+      let lanes = try merger.lanes(of: [segments[1], segments[2]])
+      let trigramLanes = lanes.filter { $0.kind == .trigram }.count
+      #expect(pieces == 1 ? trigramLanes == 1 : (2...pieces).contains(trigramLanes))
+      #expect(lanes.filter { $0.kind == .ordered }.count == 1)
+      try merger.merge(segments[1], segments[2])
     }
     segments.removeLast()
     try check("after the merge")

@@ -43,7 +43,7 @@ enum ParallelMap {
   /// The cores this process may run on, read once: Foundation reads them from the system at
   /// every call (about 10 µs on Linux, the cost of checking a few dozen records), and a query
   /// that splits its work asks each time.
-  private static let cores = ProcessInfo.processInfo.activeProcessorCount
+  static let cores = ProcessInfo.processInfo.activeProcessorCount
 }
 
 /// Slots written by parallel workers, each slot by one worker only, read after they all finish.

@@ -69,8 +69,9 @@ struct PostingPageWriter {
     Self.fill(&positionBytes, with: positions)
     positionLength = positions.count
     let size =
-      headerSize(key: key, rowCount: rowCount, rowLength: rowLength, positionLength: positionLength)
-      + rowLength + positionLength
+      Self.headerSize(
+        keyCount: key.count, rowCount: rowCount, rowLength: rowLength, positionLength: positionLength,
+        positional: positional) + rowLength + positionLength
     if !offsets.isEmpty && pageSize + 2 + size > PostingPage.capacity { flush() }
     append(key: key, firstRow: firstRow, rowCount: rowCount)
   }
@@ -125,17 +126,22 @@ struct PostingPageWriter {
         }
       }
     }
-    // The entry of the first `taken` rows grows with `taken`: find the most that fit.
-    func fits(_ taken: Int) -> Bool {
-      let (rowLength, positionLength) = rowEnds[taken - 1]
-      return headerSize(key: key, rowCount: taken, rowLength: rowLength, positionLength: positionLength)
-        + rowLength + positionLength <= room
-    }
+    // The entry of the first `taken` rows grows with `taken`: find the most that fit. Read
+    // through a pointer, with nothing of `self`: a closure over `self` copied the whole writer
+    // (and retained each of its arrays) on every step of the search.
+    let keyCount = key.count
     var low = 0
     var high = rows
-    while low < high {
-      let middle = (low + high + 1) / 2
-      if fits(middle) { low = middle } else { high = middle - 1 }
+    rowEnds.withUnsafeBufferPointer { ends in
+      while low < high {
+        let middle = (low + high + 1) / 2
+        let (rowLength, positionLength) = ends[middle - 1]
+        let size =
+          Self.headerSize(
+            keyCount: keyCount, rowCount: middle, rowLength: rowLength, positionLength: positionLength,
+            positional: positional) + rowLength + positionLength
+        if size <= room { low = middle } else { high = middle - 1 }
+      }
     }
     let taken = low == 0 && atLeastOne ? 1 : low
     guard taken > 0 else { return 0 }
@@ -143,8 +149,10 @@ struct PostingPageWriter {
     return taken
   }
 
-  private func headerSize(key: [UInt8], rowCount: Int, rowLength: Int, positionLength: Int) -> Int {
-    PageBytes.varintSize(UInt64(key.count)) + key.count + PageBytes.varintSize(UInt64(rowCount))
+  private static func headerSize(
+    keyCount: Int, rowCount: Int, rowLength: Int, positionLength: Int, positional: Bool
+  ) -> Int {
+    PageBytes.varintSize(UInt64(keyCount)) + keyCount + PageBytes.varintSize(UInt64(rowCount))
       + PageBytes.varintSize(UInt64(rowLength))
       + (positional ? PageBytes.varintSize(UInt64(positionLength)) : 0)
   }

@@ -7,11 +7,24 @@ import LMDB
 /// start.
 /// Small parts of one list are joined into one (decoded and encoded again), so that a list merged
 /// many times does not become a chain of tiny parts. Ordered entries merge as two sorted runs.
+///
+/// The merged pages are laid out in lanes, on every core: the trigram lists cut by key into
+/// `trigramPieces`, the terms, and each ordered field. A bulk ingest folds on one thread, the
+/// write transaction's, and merging was the largest part of it done on one core.
 struct SegmentMerger {
   let index: Database
   let txn: WriteTransaction
   /// Whether the ordered pages carry keys (`SegmentDirectory.coversKeys`), read and written alike.
   let coversKeys: Bool
+  /// Lanes the trigram lists are cut into, by key, at pages of about one count: trigrams hold
+  /// most of a segment's pages. Any count merges the same entries (tests vary it).
+  var trigramPieces = ParallelMap.cores
+
+  init(index: Database, txn: WriteTransaction, coversKeys: Bool) {
+    self.index = index
+    self.txn = txn
+    self.coversKeys = coversKeys
+  }
 
   /// Parts smaller than this are joined with their neighbours of the same list.
   static let smallPart = 160
@@ -24,39 +37,133 @@ struct SegmentMerger {
     var entry: PostingPage.Entry
   }
 
+  /// A page as the map holds it.
+  typealias StoredPage = (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+
+  /// A share of the merged segment laid out on its own: the entries of one kind whose keys lie
+  /// in `lower ..< upper` (nil: unbounded), read from each input segment's pages that may hold
+  /// them.
+  struct Lane {
+    var kind: IndexKind
+    /// Per input segment, in order, its pages that may hold the lane's entries.
+    var pages: [[StoredPage]]
+    var lower: [UInt8]? = nil
+    var upper: [UInt8]? = nil
+  }
+
   /// Merges the consecutive segments starting at `starts` (ascending), the last of the index,
   /// into one that starts at the first.
   func merge(_ starts: [Row]) throws {
-    guard let first = starts.first, starts.count > 1 else { return }
-    var pages: [(key: [UInt8], value: [UInt8])] = []
-    for kind in [IndexKind.trigram, .term] {
-      let inputs = try starts.map { try parts(of: $0, kind: kind) }
-      var cursors = [Int](repeating: 0, count: inputs.count)
-      var writer = PostingPageWriter(segment: first, kind: kind)
-      var pending = Pending()
-      while true {
-        // The smallest key among the inputs' next parts; equal keys go in segment order.
-        var best: Int?
-        for input in inputs.indices where cursors[input] < inputs[input].count {
-          if let current = best,
-            ByteOrder.compare(inputs[input][cursors[input]].key, inputs[current][cursors[current]].key) >= 0
-          {
-            continue
-          }
-          best = input
-        }
-        guard let input = best else { break }
-        let part = inputs[input][cursors[input]]
-        cursors[input] += 1
-        try add(part, to: &writer, pending: &pending, start: first, positional: kind == .trigram)
-        if writer.hasPages { pages.append(contentsOf: writer.takePages()) }
-      }
-      pending.flush(into: &writer, positional: kind == .trigram)
-      writer.flush()
-      pages.append(contentsOf: writer.takePages())
+    guard starts.count > 1 else { return }
+    // The pages are found here, on the write transaction's thread, and read by the lanes on
+    // every core while this thread waits: nothing writes until every lane is laid out, so the
+    // pointers into the map (and into pages this transaction wrote) stay valid throughout.
+    let shared = MapShared((lanes: try lanes(of: starts), starts: starts))
+    let coversKeys = self.coversKeys
+    let laidOut = try ParallelMap.map(shared.value.lanes.count, minimumPerWorker: 1) { index in
+      let (lanes, starts) = shared.value
+      return lanes[index].kind == .ordered
+        ? try Self.layOutOrdered(lanes[index], first: starts[0], coversKeys: coversKeys)
+        : try Self.layOutPostings(lanes[index], starts: starts)
     }
-    // Each segment's entries are one sorted run: merged two at a time.
-    var runs = try starts.map { try orderedEntries(of: $0) }
+    for segment in starts { try SegmentMerger.delete(segment: segment, in: index, txn) }
+    // Lanes follow one another in key order, and so do their pages.
+    for pages in laidOut {
+      for (key, value) in pages { try txn.put(index, key, value, flags: .append) }
+    }
+  }
+
+  /// The lanes of a merge of the segments at `starts`, in the order of their keys.
+  func lanes(of starts: [Row]) throws -> [Lane] {
+    var lanes = Self.split(
+      try starts.map { try pages(of: $0, kind: .trigram) }, kind: .trigram, into: trigramPieces)
+    lanes.append(Lane(kind: .term, pages: try starts.map { try pages(of: $0, kind: .term) }))
+    // A field's ordered pages are one key range of each segment (their keys start with it).
+    let ordered = try starts.map { try pages(of: $0, kind: .ordered) }
+    let fields = Set(ordered.joined().map { $0.key[IndexPageKey.headerSize] })
+    for field in fields.sorted() {
+      lanes.append(
+        Lane(kind: .ordered, pages: ordered.map { $0.filter { $0.key[IndexPageKey.headerSize] == field } }))
+    }
+    return lanes
+  }
+
+  /// One kind's lists cut by key into up to `pieces` lanes of about one count of pages (those of
+  /// the segment with the most). A page's key names its first entry, so each segment gives a lane
+  /// its pages that start in the lane's range and the one before them, which may end in it.
+  static func split(_ pages: [[StoredPage]], kind: IndexKind, into pieces: Int) -> [Lane] {
+    let largest = pages.max { $0.count < $1.count } ?? []
+    var bounds: [[UInt8]] = []
+    for piece in 1..<max(1, min(pieces, largest.count)) {
+      let key = Array(IndexPageKey.entryKey(of: largest[largest.count * piece / pieces].key))
+      // A list that fills many pages gives several pages one key: one cut at most.
+      if let last = bounds.last, key.withUnsafeBytes({ ByteOrder.compare($0, last) }) <= 0 { continue }
+      bounds.append(key)
+    }
+    // How many of `pages` start before `key`: their first entries ascend.
+    func startingBefore(_ key: [UInt8], _ pages: [StoredPage]) -> Int {
+      var low = 0
+      var high = pages.count
+      while low < high {
+        let middle = (low + high) / 2
+        if ByteOrder.compare(IndexPageKey.entryKey(of: pages[middle].key), key) < 0 {
+          low = middle + 1
+        } else {
+          high = middle
+        }
+      }
+      return low
+    }
+    return (0...bounds.count).map { piece in
+      let lower = piece > 0 ? bounds[piece - 1] : nil
+      let upper = piece < bounds.count ? bounds[piece] : nil
+      let lanePages = pages.map { segmentPages in
+        let from = lower.map { max(0, startingBefore($0, segmentPages) - 1) } ?? 0
+        let to = upper.map { startingBefore($0, segmentPages) } ?? segmentPages.count
+        return Array(segmentPages[from..<max(from, to)])
+      }
+      return Lane(kind: kind, pages: lanePages, lower: lower, upper: upper)
+    }
+  }
+
+  /// The merged pages of a lane of posting lists.
+  static func layOutPostings(_ lane: Lane, starts: [Row]) throws -> [(key: [UInt8], value: [UInt8])] {
+    let first = starts[0]
+    let positional = lane.kind == .trigram
+    let inputs = try zip(lane.pages, starts).map { try parts(of: $0, segment: $1, in: lane) }
+    var cursors = [Int](repeating: 0, count: inputs.count)
+    var writer = PostingPageWriter(segment: first, kind: lane.kind)
+    var pending = Pending()
+    var pages: [(key: [UInt8], value: [UInt8])] = []
+    while true {
+      // The smallest key among the inputs' next parts; equal keys go in segment order.
+      var best: Int?
+      for input in inputs.indices where cursors[input] < inputs[input].count {
+        if let current = best,
+          ByteOrder.compare(inputs[input][cursors[input]].key, inputs[current][cursors[current]].key) >= 0
+        {
+          continue
+        }
+        best = input
+      }
+      guard let input = best else { break }
+      let part = inputs[input][cursors[input]]
+      cursors[input] += 1
+      try add(part, to: &writer, pending: &pending, start: first, positional: positional)
+      if writer.hasPages { pages.append(contentsOf: writer.takePages()) }
+    }
+    pending.flush(into: &writer, positional: positional)
+    writer.flush()
+    pages.append(contentsOf: writer.takePages())
+    return pages
+  }
+
+  /// The merged pages of a lane of ordered entries: each segment's entries are one sorted run,
+  /// merged two at a time.
+  static func layOutOrdered(_ lane: Lane, first: Row, coversKeys: Bool) throws -> [(
+    key: [UInt8], value: [UInt8]
+  )] {
+    var runs = try lane.pages.map { try orderedEntries(of: $0, coversKeys: coversKeys) }
     while runs.count > 1 {
       var next: [[OrderedEntry]] = []
       var index = 0
@@ -68,6 +175,7 @@ struct SegmentMerger {
       runs = next
     }
     let merged = runs.first ?? []
+    var pages: [(key: [UInt8], value: [UInt8])] = []
     var start = 0
     while start < merged.count {
       let field = merged[start].field
@@ -80,8 +188,7 @@ struct SegmentMerger {
       writer.flush()
       pages.append(contentsOf: writer.takePages())
     }
-    for segment in starts { try SegmentMerger.delete(segment: segment, in: index, txn) }
-    for (key, value) in pages { try txn.put(index, key, value, flags: .append) }
+    return pages
   }
 
   func merge(_ first: Row, _ second: Row) throws { try merge([first, second]) }
@@ -124,7 +231,7 @@ struct SegmentMerger {
 
   /// Writes one part into the merged segment: a small one joins the pending parts of its list,
   /// a large one is copied (after the pending ones), its first row rebased on `start`.
-  private func add(
+  private static func add(
     _ part: Part, to writer: inout PostingPageWriter, pending: inout Pending, start: Row, positional: Bool
   ) throws {
     let key = Array(part.key)
@@ -175,41 +282,53 @@ struct SegmentMerger {
     }
   }
 
-  /// Every part of `segment`'s pages of `kind`, in key order (and row order within a key).
-  func parts(of segment: Row, kind: IndexKind) throws -> [Part] {
+  /// `segment`'s pages of `kind`, in key order.
+  func pages(of segment: Row, kind: IndexKind) throws -> [StoredPage] {
     try txn.withCursor(index) { cursor in
-      var parts: [Part] = []
+      var pages: [StoredPage] = []
       var page = try cursor.seek(atLeast: IndexPageKey.start(segment: segment, kind: kind))
       while let current = page, IndexPageKey.belongs(current.key, segment: segment, kind: kind) {
-        let view = try PostingPage.View(current.value, positional: kind == .trigram)
-        for position in 0..<view.count {
-          let entry = try view.entry(position)
-          parts.append(Part(key: entry.key, segment: segment, entry: entry))
-        }
+        pages.append((current.key, current.value))
         page = try cursor.next()
       }
-      return parts
+      return pages
     }
   }
 
-  /// Every ordered entry of `segment`, in order.
-  func orderedEntries(of segment: Row) throws -> [OrderedEntry] {
-    try txn.withCursor(index) { cursor in
-      var entries: [OrderedEntry] = []
-      var page = try cursor.seek(atLeast: IndexPageKey.start(segment: segment, kind: .ordered))
-      while let current = page, IndexPageKey.belongs(current.key, segment: segment, kind: .ordered) {
-        let width = current.key.count - IndexPageKey.headerSize - IndexPageKey.rowSize - 1
-        let field = current.key[IndexPageKey.headerSize]
-        var reader = try OrderedPage.Reader(
-          pageKey: current.key, value: current.value, width: width, coversKeys: coversKeys)
-        while let entry = try reader.next() {
-          entries.append(
-            OrderedEntry(field: field, key: entry.key, row: entry.row, width: width, id: entry.id))
-        }
-        page = try cursor.next()
+  /// The parts of `lane`'s keys in `pages` (of `segment`), in key order (and row order within a
+  /// key).
+  static func parts(of pages: [StoredPage], segment: Row, in lane: Lane) throws -> [Part] {
+    var parts: [Part] = []
+    for page in pages {
+      let view = try PostingPage.View(page.value, positional: lane.kind == .trigram)
+      // The lanes are cut by the keys of pages: a page whose key is not its first entry's would
+      // give entries to the wrong lane, or to none.
+      guard try ByteOrder.compare(view.key(0), IndexPageKey.entryKey(of: page.key)) == 0 else {
+        throw PageDamage("a posting page whose key is not its first entry's")
       }
-      return entries
+      for position in 0..<view.count {
+        let entry = try view.entry(position)
+        if let lower = lane.lower, ByteOrder.compare(entry.key, lower) < 0 { continue }
+        if let upper = lane.upper, ByteOrder.compare(entry.key, upper) >= 0 { break }
+        parts.append(Part(key: entry.key, segment: segment, entry: entry))
+      }
     }
+    return parts
+  }
+
+  /// Every ordered entry of `pages`, in order.
+  static func orderedEntries(of pages: [StoredPage], coversKeys: Bool) throws -> [OrderedEntry] {
+    var entries: [OrderedEntry] = []
+    for page in pages {
+      let width = page.key.count - IndexPageKey.headerSize - IndexPageKey.rowSize - 1
+      let field = page.key[IndexPageKey.headerSize]
+      var reader = try OrderedPage.Reader(
+        pageKey: page.key, value: page.value, width: width, coversKeys: coversKeys)
+      while let entry = try reader.next() {
+        entries.append(OrderedEntry(field: field, key: entry.key, row: entry.row, width: width, id: entry.id))
+      }
+    }
+    return entries
   }
 
   /// Deletes every page of `segment`.
