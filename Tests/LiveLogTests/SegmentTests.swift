@@ -5,7 +5,7 @@ import Testing
 @testable import LiveLog
 
 /// The segment layer against a model: rows of random values written as segments (posting lists
-/// long enough to run over several pages, in parts), the last two merged, then rows changed in
+/// long enough to run over several pages, in parts), the last four merged, then rows changed in
 /// place; every list and every ordered run must read back as the rows' own entries say, and
 /// covering ordered pages must carry each row's key.
 @Suite struct SegmentTests {
@@ -102,8 +102,9 @@ import Testing
     return entries
   }
 
-  /// Seeds, each with the lanes its merge cuts the trigram lists into (1: none).
-  static let seedsAndPieces: [(seed: UInt64, pieces: Int)] = [(1, 1), (2, 2), (3, 7)]
+  /// Seeds, each with the lanes its merge cuts the trigram lists into (1: none; 1,000: more than
+  /// there are pages, so a cut at every page).
+  static let seedsAndPieces: [(seed: UInt64, pieces: Int)] = [(1, 1), (2, 2), (3, 7), (4, 1_000)]
 
   @Test(arguments: seedsAndPieces, [false, true])
   func segmentsMergedAndEditedReadAsTheirRows(seedAndPieces: (seed: UInt64, pieces: Int), coversKeys: Bool)
@@ -116,11 +117,13 @@ import Testing
     let index = try store.repositoriesCollection().databases.index
     var random = SplitMix64(seed: seed)
     var rows: [Row: [FieldValue]] = [:]
-    let perSegment: Row = 3_000
+    // Of unequal sizes, so that the inputs of the merge spread their keys over different pages.
+    let sizes: [Row] = [2_000, 1_500, 700, 1_200, 400]
+    let rowCount = sizes.reduce(0, +)
     var segments: [Row] = []
-    for part in 0..<3 {
-      let start = Row(part) * perSegment + 1
-      let range = Array(start..<(start + perSegment))
+    for size in sizes {
+      let start = (segments.last.map { $0 + sizes[segments.count - 1] } ?? 1)
+      let range = Array(start..<(start + size))
       for row in range { rows[row] = Self.values(row, &random) }
       let values = range.map { rows[$0] ?? [] }
       let parts = try SegmentBuilder.build(schema: Self.schema, rows: range) { values[$0] }
@@ -157,24 +160,24 @@ import Testing
       merger.trigramPieces = pieces
       // The lanes the merge is laid out in: the trigrams cut (a list of many pages takes one cut
       // at most), and a lane for each ordered field.
-      let lanes = try merger.lanes(of: [segments[1], segments[2]])
+      let lanes = try merger.lanes(of: Array(segments[1...]))
       let trigramLanes = lanes.filter { $0.kind == .trigram }.count
       #expect(pieces == 1 ? trigramLanes == 1 : (2...pieces).contains(trigramLanes))
       #expect(lanes.filter { $0.kind == .ordered }.count == 1)
-      try merger.merge(segments[1], segments[2])
+      try merger.merge(Array(segments[1...]))
     }
-    segments.removeLast()
+    segments.removeLast(segments.count - 2)
     try check("after the merge")
     for round in 0..<5 {
       var postingEdits: [Int: [PostingEdit]] = [:]
       var orderedEdits: [Int: [OrderedEdit]] = [:]
-      for row in Set((0..<400).map { _ in Row.random(in: 1...(3 * perSegment), using: &random) }) {
+      for row in Set((0..<400).map { _ in Row.random(in: 1...rowCount, using: &random) }) {
         guard let old = rows[row] else { continue }
         var new = Self.values(row, &random)
         // Now and then one field keeps its value, or the row leaves every list.
         if Bool.random(using: &random) { new[1] = old[1] }
         let (before, after) = StoredCollection.changedEntries(from: old, to: new, schema: Self.schema)
-        let segment = row > perSegment ? 1 : 0
+        let segment = row >= segments[1] ? 1 : 0
         note(new)
         StoredCollection.edits(
           row: row, id: coversKeys ? Self.id(of: row) : 0, from: before, to: after,

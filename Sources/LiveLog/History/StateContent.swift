@@ -241,8 +241,8 @@ enum StateContent {
           }
         }
       case .ordered:
-        let width = pageKey.count - IndexPageKey.headerSize - IndexPageKey.rowSize - 1
-        let slot = pageKey[IndexPageKey.headerSize]
+        let width = IndexPageKey.orderedWidth(of: pageKey)
+        let slot = IndexPageKey.field(of: pageKey)
         var reader = try OrderedPage.Reader(
           pageKey: pageKey, value: value, width: width, coversKeys: coversKeys)
         while let entry = try reader.next() {

@@ -61,8 +61,8 @@ struct QueryBenchmark {
     }
     try sqlite.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     let perBatch = Double(min(batch, size))
-    // The median batch leaves out the batches that also merge segments (about one in four);
-    // the sustained rate, every record over every batch's time, counts them.
+    // The median batch is one that merges no segments (about one batch in four merges); the
+    // sustained rate, every record over every batch's time, counts the merges too.
     var notes: [String: Double] = [
       "LiveLog rows/s": perBatch / Statistics(ourTimes).median,
       "SQLite rows/s": perBatch / Statistics(peerTimes).median,

@@ -80,6 +80,12 @@ enum IndexPageKey {
     UnsafeRawBufferPointer(rebasing: key[headerSize..<(key.count - rowSize)])
   }
 
+  /// The field (slot) of a well-formed ordered page's key: its entry key's first byte.
+  static func field(of key: UnsafeRawBufferPointer) -> UInt8 { key[headerSize] }
+
+  /// The width of the values in a well-formed ordered page's key: its entry key past the field.
+  static func orderedWidth(of key: UnsafeRawBufferPointer) -> Int { key.count - headerSize - rowSize - 1 }
+
   /// Whether `key` is a page of `segment` and `kind`.
   static func belongs(_ key: UnsafeRawBufferPointer, segment: Row, kind: IndexKind) -> Bool {
     key.count > headerSize + rowSize && bigEndian(key, at: 0) == segment && key[4] == kind.rawValue

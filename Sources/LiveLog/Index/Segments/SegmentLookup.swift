@@ -121,6 +121,6 @@ enum SegmentLookup {
   }
 
   static func isPage(_ key: UnsafeRawBufferPointer, of slot: UInt8, segment: Row) -> Bool {
-    IndexPageKey.belongs(key, segment: segment, kind: .ordered) && key[IndexPageKey.headerSize] == slot
+    IndexPageKey.belongs(key, segment: segment, kind: .ordered) && IndexPageKey.field(of: key) == slot
   }
 }

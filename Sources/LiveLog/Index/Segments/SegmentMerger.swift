@@ -16,15 +16,10 @@ struct SegmentMerger {
   let txn: WriteTransaction
   /// Whether the ordered pages carry keys (`SegmentDirectory.coversKeys`), read and written alike.
   let coversKeys: Bool
-  /// Lanes the trigram lists are cut into, by key, at pages of about one count: trigrams hold
-  /// most of a segment's pages. Any count merges the same entries (tests vary it).
+  /// Lanes the trigram lists are cut into, by key, of about equal counts of pages (of the input
+  /// with the most): trigrams hold most of a segment's pages. Any count merges the same entries
+  /// (tests vary it).
   var trigramPieces = ParallelMap.cores
-
-  init(index: Database, txn: WriteTransaction, coversKeys: Bool) {
-    self.index = index
-    self.txn = txn
-    self.coversKeys = coversKeys
-  }
 
   /// Parts smaller than this are joined with their neighbours of the same list.
   static let smallPart = 160
@@ -56,8 +51,8 @@ struct SegmentMerger {
   func merge(_ starts: [Row]) throws {
     guard starts.count > 1 else { return }
     // The pages are found here, on the write transaction's thread, and read by the lanes on
-    // every core while this thread waits: nothing writes until every lane is laid out, so the
-    // pointers into the map (and into pages this transaction wrote) stay valid throughout.
+    // every core, this thread laying out a share itself: nothing writes until every lane is laid
+    // out, so the pointers into the map (and into pages this transaction wrote) stay valid.
     let shared = MapShared((lanes: try lanes(of: starts), starts: starts))
     let coversKeys = self.coversKeys
     let laidOut = try ParallelMap.map(shared.value.lanes.count, minimumPerWorker: 1) { index in
@@ -80,22 +75,23 @@ struct SegmentMerger {
     lanes.append(Lane(kind: .term, pages: try starts.map { try pages(of: $0, kind: .term) }))
     // A field's ordered pages are one key range of each segment (their keys start with it).
     let ordered = try starts.map { try pages(of: $0, kind: .ordered) }
-    let fields = Set(ordered.joined().map { $0.key[IndexPageKey.headerSize] })
+    let fields = Set(ordered.joined().map { IndexPageKey.field(of: $0.key) })
     for field in fields.sorted() {
       lanes.append(
-        Lane(kind: .ordered, pages: ordered.map { $0.filter { $0.key[IndexPageKey.headerSize] == field } }))
+        Lane(kind: .ordered, pages: ordered.map { $0.filter { IndexPageKey.field(of: $0.key) == field } }))
     }
     return lanes
   }
 
-  /// One kind's lists cut by key into up to `pieces` lanes of about one count of pages (those of
-  /// the segment with the most). A page's key names its first entry, so each segment gives a lane
-  /// its pages that start in the lane's range and the one before them, which may end in it.
+  /// One kind's lists cut by key into up to `pieces` lanes of about equal counts of pages (of the
+  /// input with the most). A page's key names its first entry, so each segment gives a lane its
+  /// pages that start in the lane's range and the one before them, which may end in it.
   static func split(_ pages: [[StoredPage]], kind: IndexKind, into pieces: Int) -> [Lane] {
     let largest = pages.max { $0.count < $1.count } ?? []
+    let cuts = max(1, min(pieces, largest.count))
     var bounds: [[UInt8]] = []
-    for piece in 1..<max(1, min(pieces, largest.count)) {
-      let key = Array(IndexPageKey.entryKey(of: largest[largest.count * piece / pieces].key))
+    for piece in 1..<cuts {
+      let key = Array(IndexPageKey.entryKey(of: largest[largest.count * piece / cuts].key))
       // A list that fills many pages gives several pages one key: one cut at most.
       if let last = bounds.last, key.withUnsafeBytes({ ByteOrder.compare($0, last) }) <= 0 { continue }
       bounds.append(key)
@@ -320,8 +316,8 @@ struct SegmentMerger {
   static func orderedEntries(of pages: [StoredPage], coversKeys: Bool) throws -> [OrderedEntry] {
     var entries: [OrderedEntry] = []
     for page in pages {
-      let width = page.key.count - IndexPageKey.headerSize - IndexPageKey.rowSize - 1
-      let field = page.key[IndexPageKey.headerSize]
+      let width = IndexPageKey.orderedWidth(of: page.key)
+      let field = IndexPageKey.field(of: page.key)
       var reader = try OrderedPage.Reader(
         pageKey: page.key, value: page.value, width: width, coversKeys: coversKeys)
       while let entry = try reader.next() {
