@@ -121,8 +121,9 @@ import Testing
     let sizes: [Row] = [2_000, 1_500, 700, 1_200, 400]
     let rowCount = sizes.reduce(0, +)
     var segments: [Row] = []
+    var start: Row = 1
     for size in sizes {
-      let start = (segments.last.map { $0 + sizes[segments.count - 1] } ?? 1)
+      defer { start += size }
       let range = Array(start..<(start + size))
       for row in range { rows[row] = Self.values(row, &random) }
       let values = range.map { rows[$0] ?? [] }

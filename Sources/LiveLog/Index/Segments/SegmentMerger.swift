@@ -187,8 +187,6 @@ struct SegmentMerger {
     return pages
   }
 
-  func merge(_ first: Row, _ second: Row) throws { try merge([first, second]) }
-
   /// Two sorted runs of ordered entries as one.
   static func merged(_ a: [OrderedEntry], _ b: [OrderedEntry]) -> [OrderedEntry] {
     var result: [OrderedEntry] = []
