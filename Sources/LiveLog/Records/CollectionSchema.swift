@@ -72,6 +72,13 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
     byName[name].map { fields[$0] }
   }
 
+  /// The field called `name`, looked for first at `index` of `fields`: where two declarations of
+  /// one collection list their fields in the same order (nearly always), no name is hashed.
+  func field(named name: String, probablyAt index: Int) -> Field? {
+    if index < fields.count, fields[index].name == name { return fields[index] }
+    return field(named: name)
+  }
+
   /// The field stored in `slot`, or `nil` for a free or retired slot.
   func field(atSlot slot: Int) -> Field? {
     guard slot >= 0, slot < bySlot.count, bySlot[slot] >= 0 else { return nil }
@@ -88,9 +95,11 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
   func sameDeclaration(as other: CollectionSchema) -> Bool {
     guard name == other.name, primaryKey.name == other.primaryKey.name, fields.count == other.fields.count
     else { return false }
-    return fields.allSatisfy { field in
-      other.field(named: field.name).map { $0.sameDeclaration(as: field) && $0.indexes == field.indexes }
-        ?? false
+    return fields.indices.allSatisfy { index in
+      let field = fields[index]
+      return other.field(named: field.name, probablyAt: index).map {
+        $0.sameDeclaration(as: field) && $0.indexes == field.indexes
+      } ?? false
     }
   }
 

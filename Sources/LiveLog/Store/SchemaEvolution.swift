@@ -17,6 +17,11 @@ enum SchemaEvolution: Equatable {
 
   /// Compares the stored schema with a (validated) declaration of the same collection.
   static func between(stored: CollectionSchema, declared: CollectionSchema) -> SchemaEvolution {
+    // Every commit asks this of every collection it writes, and nearly always of an unchanged
+    // declaration: answered without building (and validating) a schema, which cost a one-record
+    // commit 40% of its time. The same fields, each with the same type, optionality and indexes,
+    // and the same key, are exactly what the rules below leave unchanged.
+    if stored.sameDeclaration(as: declared) { return .unchanged }
     func refuse(_ field: String?, _ message: String) -> SchemaError {
       SchemaError(collection: stored.name, field: field, message: message)
     }

@@ -199,8 +199,8 @@ private struct WriteTarget {
 
   init(_ collection: StoredCollection, _ declaration: CollectionSchema) {
     self.collection = collection
-    pairs = declaration.fields.compactMap { field in
-      collection.schema.field(named: field.name).map { (field.position, $0.position) }
+    pairs = declaration.fields.enumerated().compactMap { index, field in
+      collection.schema.field(named: field.name, probablyAt: index).map { (field.position, $0.position) }
     }
     isIdentity =
       pairs.allSatisfy { $0.declared == $0.stored } && declaration.slotCount == collection.schema.slotCount

@@ -1,0 +1,119 @@
+import TestSupport
+import Testing
+
+@testable import LiveLog
+
+/// `SchemaEvolution.between` against the rules its documentation states, written out here field
+/// by field, over random stored schemas and random later declarations of them.
+@Suite struct SchemaEvolutionPropertyTests {
+  /// What the rules say a declaration does to a stored schema.
+  enum Expected: Equatable {
+    case unchanged
+    case compatible
+    case needsMigration
+  }
+
+  static func expected(stored: CollectionSchema, declared: CollectionSchema) -> Expected {
+    let old = Dictionary(uniqueKeysWithValues: stored.fields.map { ($0.name, $0) })
+    let new = Dictionary(uniqueKeysWithValues: declared.fields.map { ($0.name, $0) })
+    var changed = false
+    if stored.primaryKey.name != declared.primaryKey.name
+      || stored.primaryKey.type != declared.primaryKey.type
+    {
+      return .needsMigration
+    }
+    for (name, was) in old {
+      guard let now = new[name], now.type == was.type else { return .needsMigration }
+      if was.isOptional && !now.isOptional { return .needsMigration }
+      if was.isOptional != now.isOptional || was.indexes != now.indexes { changed = true }
+    }
+    for (name, now) in new where old[name] == nil {
+      guard now.isOptional else { return .needsMigration }
+      changed = true
+    }
+    return changed ? .compatible : .unchanged
+  }
+
+  static let types: [FieldType] = [.integer, .string, .double, .bool, .date]
+
+  /// Some of the indexes a field of `type` may have.
+  static func randomIndexes(_ type: FieldType, _ random: inout SplitMix64) -> IndexKinds {
+    IndexKinds(rawValue: type.allowedIndexes.rawValue & UInt8.random(in: 0...7, using: &random))
+  }
+
+  static func randomStored(_ random: inout SplitMix64) -> CollectionSchema {
+    var fields = [Field(position: 0, name: "id", type: .integer, indexes: .ordered, isOptional: false)]
+    // Slots with gaps, as retired fields leave them.
+    var slot = 1
+    for index in 0..<Int.random(in: 1...6, using: &random) {
+      slot += Int.random(in: 0...1, using: &random)
+      let type = types.randomElement(using: &random) ?? .string
+      fields.append(
+        Field(
+          position: slot, name: "f\(index)", type: type, indexes: randomIndexes(type, &random),
+          isOptional: Bool.random(using: &random)))
+      slot += 1
+    }
+    return CollectionSchema(name: "things", primaryKey: "id", slotted: fields, slotCount: slot + 1)
+  }
+
+  /// A later declaration: most often the very same one (in another order), else a few edits.
+  static func randomDeclaration(of stored: CollectionSchema, _ random: inout SplitMix64) -> CollectionSchema {
+    var fields = stored.fields.shuffled(using: &random)
+    let edits = Int.random(in: 0...3, using: &random) == 0 ? 0 : Int.random(in: 1...2, using: &random)
+    for _ in 0..<edits {
+      let index = Int.random(in: 0..<fields.count, using: &random)
+      let field = fields[index]
+      switch Int.random(in: 0..<7, using: &random) {
+      case 0: fields[index] = field.indexed(randomIndexes(field.type, &random))
+      case 1:
+        fields[index] = Field(
+          position: 0, name: field.name, type: field.type, indexes: field.indexes,
+          isOptional: !field.isOptional)
+      case 2:
+        let type = types.randomElement(using: &random) ?? .string
+        fields[index] = Field(
+          position: 0, name: field.name, type: type, indexes: randomIndexes(type, &random),
+          isOptional: field.isOptional)
+      case 3: if field.name != "id" { fields.remove(at: index) }
+      case 4:
+        fields.append(
+          Field(
+            position: 0, name: "new\(fields.count)", type: .string, isOptional: Bool.random(using: &random)))
+      case 5:
+        fields[index] = Field(
+          position: 0, name: field.name + "_renamed", type: field.type, indexes: field.indexes,
+          isOptional: field.isOptional)
+      default: break
+      }
+    }
+    let key = fields.contains { $0.name == "id" } ? "id" : fields[0].name
+    return CollectionSchema(name: stored.name, primaryKey: key, fields: fields)
+  }
+
+  @Test func agreesWithTheRulesOverRandomDeclarations() throws {
+    var random = SplitMix64(seed: 17)
+    var seen: [Expected: Int] = [:]
+    for _ in 0..<3_000 {
+      let stored = try Self.randomStored(&random).validated()
+      guard let declared = try? Self.randomDeclaration(of: stored, &random).validated() else { continue }
+      let expected = Self.expected(stored: stored, declared: declared)
+      seen[expected, default: 0] += 1
+      let evolution = SchemaEvolution.between(stored: stored, declared: declared)
+      switch evolution {
+      case .unchanged: #expect(expected == .unchanged, "\(stored) → \(declared)")
+      case .needsMigration: #expect(expected == .needsMigration, "\(stored) → \(declared)")
+      case .compatible(let schema, _, _):
+        #expect(expected == .compatible, "\(stored) → \(declared)")
+        // The evolved schema keeps every stored slot and declares what was declared.
+        #expect(schema != stored)
+        for field in stored.fields { #expect(schema.field(named: field.name)?.position == field.position) }
+        #expect(Set(schema.fields.map(\.name)) == Set(declared.fields.map(\.name)))
+      }
+    }
+    // Each outcome is exercised, the common one (an unchanged declaration) most.
+    #expect(seen[.unchanged, default: 0] > 300)
+    #expect(seen[.compatible, default: 0] > 300)
+    #expect(seen[.needsMigration, default: 0] > 300)
+  }
+}
