@@ -73,9 +73,10 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The field called `name`, looked for first at `index` of `fields`: where two declarations of
-  /// one collection list their fields in the same order (nearly always), no name is hashed.
+  /// one collection list their fields in the same order (nearly always), no name is hashed. The
+  /// same answer as `field(named:)` where names are distinct (a stored or validated schema).
   func field(named name: String, probablyAt index: Int) -> Field? {
-    if index < fields.count, fields[index].name == name { return fields[index] }
+    if fields.indices.contains(index), fields[index].name == name { return fields[index] }
     return field(named: name)
   }
 
@@ -91,7 +92,9 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
     return self
   }
 
-  /// Whether both declare the same fields, key and indexes (slots aside).
+  /// Whether both declare the same fields, key and indexes (slots aside). `self`'s names must be
+  /// distinct (a stored or validated schema); `other` may be any declaration, since matching
+  /// every one of `self`'s fields among as many of `other`'s leaves it no duplicate.
   func sameDeclaration(as other: CollectionSchema) -> Bool {
     guard name == other.name, primaryKey.name == other.primaryKey.name, fields.count == other.fields.count
     else { return false }

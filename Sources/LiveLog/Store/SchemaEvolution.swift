@@ -15,12 +15,14 @@ enum SchemaEvolution: Equatable {
   /// The store cannot follow without a migration, for these reasons (one per field).
   case needsMigration([SchemaError])
 
-  /// Compares the stored schema with a (validated) declaration of the same collection.
+  /// Compares the stored schema with a declaration of the same collection (not necessarily
+  /// validated: a commit passes its record type's declaration as it is).
   static func between(stored: CollectionSchema, declared: CollectionSchema) -> SchemaEvolution {
     // Every commit asks this of every collection it writes, and nearly always of an unchanged
-    // declaration: answered without building (and validating) a schema, which cost a one-record
-    // commit 40% of its time. The same fields, each with the same type, optionality and indexes,
-    // and the same key, are exactly what the rules below leave unchanged.
+    // declaration: answered without building (and validating) a schema, which costs a small
+    // commit more than the rest of its work. The same fields, each with the same type,
+    // optionality and indexes, and the same key (and name) are what the rules below leave
+    // unchanged; anything else takes the long way.
     if stored.sameDeclaration(as: declared) { return .unchanged }
     func refuse(_ field: String?, _ message: String) -> SchemaError {
       SchemaError(collection: stored.name, field: field, message: message)

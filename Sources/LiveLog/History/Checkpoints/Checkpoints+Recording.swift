@@ -48,14 +48,15 @@ extension Checkpoints {
   private struct Recorder {
     let checkpoints: Checkpoints
     let interval: UInt64
-    /// Intervals and collections whose first created row is known to be written: a pair of
-    /// integers, since every new row asks (building and hashing its key each time cost a replay
-    /// a third of this summary's time).
+    /// Intervals and collections whose first created row is known to be written. Every new row
+    /// looks here, so the set is keyed by two integers: building and hashing a byte key for each
+    /// one cost a replay a third of this summary's time.
     var created: Set<CreatedInterval> = []
 
     struct CreatedInterval: Hashable {
       var collection: UInt32
-      var interval: UInt64
+      /// The interval's number, `k`.
+      var number: UInt64
     }
 
     mutating func follow(_ header: EventHeader, log: EventLog, _ txn: WriteTransaction) throws {
@@ -66,7 +67,7 @@ extension Checkpoints {
       let start = k * interval
       guard let previous = header.previousLSN else {
         // A new row: only the interval's first one is kept; rows count up, so later ones are larger.
-        guard created.insert(CreatedInterval(collection: collection, interval: k)).inserted else { return }
+        guard created.insert(CreatedInterval(collection: collection, number: k)).inserted else { return }
         let key = Checkpoints.createdKey(collection: collection, interval: k)
         if try txn.get(database, key) == nil {
           var value: [UInt8] = []
