@@ -9,7 +9,7 @@
 struct RowMembership {
   private enum Storage {
     /// Bit `row - low` of the words is set for each member.
-    case bitmap(low: Row, words: [UInt64])
+    case bitmap(low: Row, bitmap: Bitmap)
     /// The members, ascending.
     case sorted([Row])
   }
@@ -29,7 +29,14 @@ struct RowMembership {
       storage = .sorted(rows)
       return
     }
-    storage = .bitmap(low: low, words: words)
+    storage = .bitmap(low: low, bitmap: Bitmap(words))
+  }
+
+  /// A bitmap's words, kept for the next bitmap once the membership is dropped (`SpareWords`).
+  private final class Bitmap: Sendable {
+    let words: [UInt64]
+    init(_ words: [UInt64]) { self.words = words }
+    deinit { SpareWords.keep(words) }
   }
 
   /// Whether the members are held as a bitmap (for tests).
@@ -41,10 +48,10 @@ struct RowMembership {
   /// Whether `row` is a member.
   func contains(_ row: Row) -> Bool {
     switch storage {
-    case .bitmap(let low, let words):
+    case .bitmap(let low, let bitmap):
       guard row >= low else { return false }
       let (word, mask) = RowSet.bit(Int(row - low))
-      return word < words.count && words[word] & mask != 0
+      return word < bitmap.words.count && bitmap.words[word] & mask != 0
     case .sorted(let rows):
       return RowSet.contains(rows, row)
     }

@@ -146,19 +146,26 @@ enum RowSet {
         bits &= bits - 1
       }
     }
+    SpareWords.keep(words)
     return result
   }
 
   /// `rows`, which lie in `low ... high`, as bits of words (bit `row - low`), or nil when they are
   /// too few or too sparse for it to pay: at least 64 rows, and no more words than four per row,
-  /// so that zeroing and reading the words costs about what the rows do.
+  /// so that zeroing and reading the words costs about what the rows do. Give the words to
+  /// `SpareWords.keep` once done with them.
   static func bitmap(of rows: [Row], low: Row, high: Row) -> [UInt64]? {
     let span = Int(high - low) + 1
     guard rows.count >= 64, span / 64 <= rows.count * 4 else { return nil }
-    var words = [UInt64](repeating: 0, count: span / 64 + 1)
-    for row in rows {
-      let (word, mask) = bit(Int(row - low))
-      words[word] |= mask
+    var words = SpareWords.zeroed(span / 64 + 1)
+    // In place: through the array, each bit set asked whether the buffer is shared. (`row - low`
+    // traps below `low`; the precondition guards the words' end, which the pointer does not.)
+    words.withUnsafeMutableBufferPointer { words in
+      for row in rows {
+        let (word, mask) = bit(Int(row - low))
+        precondition(word < words.count, "a row past the bitmap's span")
+        words[word] |= mask
+      }
     }
     return words
   }
