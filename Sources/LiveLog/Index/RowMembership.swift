@@ -36,7 +36,7 @@ struct RowMembership {
   private final class Bitmap: Sendable {
     let words: [UInt64]
     init(_ words: [UInt64]) { self.words = words }
-    deinit { SpareWords.keep(words) }
+    deinit { SpareWords.shared.keep(words) }
   }
 
   /// Whether the members are held as a bitmap (for tests).

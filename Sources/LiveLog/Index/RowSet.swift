@@ -146,20 +146,21 @@ enum RowSet {
         bits &= bits - 1
       }
     }
-    SpareWords.keep(words)
+    SpareWords.shared.keep(words)
     return result
   }
 
   /// `rows`, which lie in `low ... high`, as bits of words (bit `row - low`), or nil when they are
   /// too few or too sparse for it to pay: at least 64 rows, and no more words than four per row,
   /// so that zeroing and reading the words costs about what the rows do. Give the words to
-  /// `SpareWords.keep` once done with them.
+  /// `SpareWords.shared.keep` once done with them.
   static func bitmap(of rows: [Row], low: Row, high: Row) -> [UInt64]? {
     let span = Int(high - low) + 1
     guard rows.count >= 64, span / 64 <= rows.count * 4 else { return nil }
-    var words = SpareWords.zeroed(span / 64 + 1)
-    // In place: through the array, each bit set asked whether the buffer is shared. (`row - low`
-    // traps below `low`; the precondition guards the words' end, which the pointer does not.)
+    var words = SpareWords.shared.zeroed(span / 64 + 1)
+    // Through a buffer pointer: through the array, every bit set would check that the buffer is
+    // unshared. (`row - low` traps below `low`; the precondition guards the words' end, which the
+    // pointer does not in optimized builds.)
     words.withUnsafeMutableBufferPointer { words in
       for row in rows {
         let (word, mask) = bit(Int(row - low))
