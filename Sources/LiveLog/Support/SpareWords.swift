@@ -16,7 +16,7 @@ final class SpareWords: Sendable {
   static let shared = SpareWords()
 
   /// At most this many arrays are kept: about one per query running at once.
-  let keptArrays = 4
+  static let keptArrays = 4
   /// Arrays of more words than this (2 MiB: a bitmap over 16M rows) are freed.
   static let keptWords = 1 << 18
 
@@ -45,7 +45,7 @@ final class SpareWords: Sendable {
     guard words.count <= Self.keptWords else { return }
     // The array it replaces is freed once the lock is let go.
     let replaced = spare.withLock { arrays -> [UInt64]? in
-      if arrays.count < keptArrays {
+      if arrays.count < Self.keptArrays {
         arrays.append(words)
         return nil
       }
