@@ -2,11 +2,14 @@ import Testing
 
 @testable import LiveLog
 
+/// The reads of posting lists that step over or read several one-byte steps from one word:
 /// `PostingPage.appendRows(of:segment:members:next:to:)`, the read an `AND` makes of a long
-/// equality list among a few candidates, keeps exactly the members the list holds: checked
-/// against a set intersection, over lists whose steps mix the one-byte runs it steps over eight at
-/// a time with longer numbers, and over damaged lists, which it must refuse as the full read does
-/// wherever it reads that far.
+/// equality list among a few candidates, keeps exactly the members the list holds; the trigram
+/// reads among members, merged or asked row by row (`RowMembership`), find the starts the whole
+/// list's read finds for them; the full read gives back every row. Checked against set
+/// intersections and the lists written, over lists whose steps mix one-byte runs with longer
+/// numbers, and over damaged lists, which each must refuse as the full read does wherever it reads
+/// that far, and never trap.
 @Suite struct PostingMembershipTests {
   /// Writes `rows` as one list of `segment` and returns its pages' bytes.
   private func pages(of rows: [Row], segment: Row) -> [[UInt8]] {
@@ -33,6 +36,38 @@ import Testing
     return writer.takePages().map(\.value)
   }
 
+  /// `count` ascending rows from `segment`, each `step()` past the one before.
+  private func rows(from segment: Row, count: Int, step: () -> Row) -> [Row] {
+    var rows: [Row] = []
+    var row = segment
+    for _ in 0..<count {
+      rows.append(row)
+      row += step()
+    }
+    return rows
+  }
+
+  /// Where the rows of a term page's first entry lie in the page.
+  private func rowBytes(of page: [UInt8]) throws -> Range<Int> {
+    try page.withUnsafeBytes { bytes in
+      let entry = try PostingPage.View(bytes, positional: false).entry(0)
+      let start = entry.rows.baseAddress! - bytes.baseAddress!
+      return start..<start + entry.rows.count
+    }
+  }
+
+  /// Every row of a term page's first entry, read whole.
+  private func fullRead(of page: [UInt8], segment: Row) -> Result<[Row], any Error> {
+    Result {
+      try page.withUnsafeBytes { bytes in
+        var found: [Row] = []
+        try PostingPage.appendRows(
+          of: try PostingPage.View(bytes, positional: false).entry(0), segment: segment, to: &found)
+        return found
+      }
+    }
+  }
+
   /// The list's rows among `members`, its parts read in order with `next` carried between them.
   private func members(_ members: [Row], in pages: [[UInt8]], segment: Row) throws -> [Row] {
     var found: [Row] = []
@@ -52,7 +87,11 @@ import Testing
     return found
   }
 
-  private func randomList(_ random: inout SplitMix64, count: Int, segment: Row) -> [Row] {
+  /// A list of `count` rows from about `segment`; without `longSteps`, no step is longer than 128
+  /// (dense enough for its members to be held as a bitmap).
+  private func randomList(_ random: inout SplitMix64, count: Int, segment: Row, longSteps: Bool = true)
+    -> [Row]
+  {
     var rows: [Row] = []
     var row = segment + Row(random.next() % 3)
     for _ in 0..<count {
@@ -62,7 +101,7 @@ import Testing
       switch random.next() % 20 {
       case 0: row += 128
       case 1: row += 127
-      case 2: row += Row(200 + random.next() % 100_000)
+      case 2 where longSteps: row += Row(200 + random.next() % 100_000)
       default: row += Row(1 + random.next() % (random.next() % 2 == 0 ? 4 : 127))
       }
     }
@@ -95,15 +134,69 @@ import Testing
     }
   }
 
+  /// The full read, which takes up to eight one-byte steps from one word, gives back every row
+  /// of lists of mostly one-byte steps, with and without long ones: of each length from 1 to 24
+  /// (every length modulo eight, short of a word and past it), then of random ones.
+  @Test(arguments: [10, 11])
+  func readsEveryRowOfTheList(seed: UInt64) throws {
+    var random = SplitMix64(seed: seed)
+    for round in 0..<80 {
+      let segment: Row = Row(random.next() % 4) << 20
+      let count = round < 48 ? 1 + round / 2 : 1 + Int(random.next() % 5_000)
+      let list = randomList(&random, count: count, segment: segment, longSteps: round % 2 == 0)
+      var found: [Row] = []
+      for page in pages(of: list, segment: segment) {
+        try page.withUnsafeBytes { bytes in
+          let view = try PostingPage.View(bytes, positional: false)
+          for index in 0..<view.count {
+            try PostingPage.appendRows(of: try view.entry(index), segment: segment, to: &found)
+          }
+        }
+      }
+      #expect(found == list, "seed \(seed), round \(round)")
+    }
+  }
+
+  /// A damaged entry whose rows hold more one-byte steps than its count (a longer step's first
+  /// byte turned into a one-byte number) is refused by the full read, which never writes past
+  /// the rows it was asked for: damage near the end of the rows, where a run of eight would
+  /// reach past the count.
+  @Test(arguments: [12, 13])
+  func refusesMoreRowsThanTheCount(seed: UInt64) throws {
+    var random = SplitMix64(seed: seed)
+    var damaged = 0
+    for round in 0..<200 {
+      let segment: Row = 1 << 20
+      // One-byte steps, and a two-byte one every few rows.
+      let rows = rows(from: segment, count: 20 + Int(random.next() % 200)) {
+        Row(random.next() % 5 == 0 ? 128 + random.next() % 1_000 : 1 + random.next() % 127)
+      }
+      var page = pages(of: rows, segment: segment)[0]
+      let rowBytes = try rowBytes(of: page)
+      // One of the last few longer steps' first bytes (after the first row's), made a one-byte
+      // step: the rows' bytes then hold one row more than the count.
+      let continued = rowBytes.dropFirst(3).filter { page[$0] >= 0x80 }.suffix(3)
+      guard let target = continued.randomElement(using: &random) else { continue }
+      page[target] = 1
+      damaged += 1
+      #expect(
+        fullRead(of: page, segment: segment).isFailure,
+        "seed \(seed), round \(round): byte \(target - rowBytes.lowerBound) of the rows")
+    }
+    #expect(damaged > 150)
+  }
+
   /// The same for trigram lists, whose read among members also steps over eight rows at once
   /// when each has one small position: the starts it finds are those of the whole list's rows
-  /// that are members.
+  /// that are members. So does the read that asks each row whether it is a member.
   @Test(arguments: [6, 7])
   func findsTheMembersStartsAsTheWholeListDoes(seed: UInt64) throws {
     var random = SplitMix64(seed: seed)
+    var bitmaps = 0
     for round in 0..<40 {
       let segment: Row = Row(random.next() % 4) << 20
-      let rows = randomList(&random, count: 1 + Int(random.next() % 10_000), segment: segment)
+      let rows = randomList(
+        &random, count: 1 + Int(random.next() % 10_000), segment: segment, longSteps: round % 2 == 0)
       var bounds: [Int] = [0]
       var positions: [UInt32] = []
       for _ in rows {
@@ -144,7 +237,31 @@ import Testing
       }
       let expected = all.filter { members.contains(Row(truncatingIfNeeded: $0 >> 32)) }
       #expect(among == expected, "seed \(seed), round \(round)")
+
+      // Members about as dense as the list's rows, asked row by row (as an `AND` reads a common
+      // trigram's list among a language's rows): a third of its rows and some others.
+      let dense = Set(
+        rows.filter { _ in random.next() % 3 == 0 }
+          + (0..<50).map { _ in segment + Row(random.next() % UInt64((rows.last ?? segment) - segment + 2)) })
+      let membership = RowMembership(dense.sorted(), questions: rows.count)
+      if membership.isBitmap { bitmaps += 1 }
+      var asked: [UInt64] = []
+      for page in pages {
+        try page.withUnsafeBytes { bytes in
+          let view = try PostingPage.View(bytes, positional: true)
+          for index in 0..<view.count {
+            try PostingPage.appendStarts(
+              of: try view.entry(index), segment: segment, offset: offset, anchored: anchored,
+              members: membership, to: &asked)
+          }
+        }
+      }
+      #expect(
+        asked == all.filter { dense.contains(Row(truncatingIfNeeded: $0 >> 32)) },
+        "seed \(seed), round \(round), dense members")
     }
+    // The rounds without long steps (half) hold their dense members as bitmaps.
+    #expect(bitmaps > 15)
   }
 
   /// A step of zero repeats a row: the full read refuses it, and so does the read among members
@@ -155,29 +272,14 @@ import Testing
     var refused = 0
     for _ in 0..<200 {
       let segment: Row = 1 << 20
-      var rows: [Row] = []
-      var row = segment
-      for _ in 0..<(50 + Int(random.next() % 500)) {
-        rows.append(row)
-        row += Row(1 + random.next() % 100)
-      }
+      let rows = rows(from: segment, count: 50 + Int(random.next() % 500)) { Row(1 + random.next() % 100) }
       var page = pages(of: rows, segment: segment)[0]
       // The first entry's rows start after its header; any byte after the first row's may
       // become a zero step.
-      let (start, length) = try page.withUnsafeBytes { bytes in
-        let entry = try PostingPage.View(bytes, positional: false).entry(0)
-        return (entry.rows.baseAddress! - bytes.baseAddress!, entry.rows.count)
-      }
-      let damaged = start + 1 + Int(random.next() % UInt64(length - 1))
+      let rowBytes = try rowBytes(of: page)
+      let damaged = rowBytes.lowerBound + 1 + Int(random.next() % UInt64(rowBytes.count - 1))
       page[damaged] = 0
-      let full = Result { () throws -> [Row] in
-        try page.withUnsafeBytes { bytes in
-          var found: [Row] = []
-          try PostingPage.appendRows(
-            of: try PostingPage.View(bytes, positional: false).entry(0), segment: segment, to: &found)
-          return found
-        }
-      }
+      let full = fullRead(of: page, segment: segment)
       // A member past the list's end makes the read go through every row.
       let among = Result { try members([Row.max], in: [page], segment: segment) }
       switch (full, among) {
@@ -194,7 +296,8 @@ import Testing
   /// positions as the full read does, only checking less of the positions it steps over); a zero
   /// step among the rows, which the full read refuses, it refuses too when it reads that far (a
   /// member past the list's end makes it), whether or not the zero sits in a run it would step
-  /// over whole or in part. Neither read traps.
+  /// over whole or in part. So does the read that asks each row whether it is a member. Neither
+  /// read traps.
   @Test(arguments: [8, 9])
   func readsADamagedTrigramPageAsTheFullReadDoes(seed: UInt64) throws {
     var random = SplitMix64(seed: seed)
@@ -258,15 +361,31 @@ import Testing
       }
       let full = read(nil)
       let among = read(members)
+      // Dense members asked row by row, which reads every row.
+      let dense = rows.filter { _ in random.next() % 3 != 0 }
+      let asked = Result { () throws -> [UInt64] in
+        try page.withUnsafeBytes { bytes in
+          var starts: [UInt64] = []
+          try PostingPage.appendStarts(
+            of: try PostingPage.View(bytes, positional: true).entry(0), segment: segment, offset: offset,
+            anchored: false, members: RowMembership(dense, questions: rows.count), to: &starts)
+          return starts
+        }
+      }
       if case .success(let all) = full {
         let memberSet = Set(members)
         let expected = all.filter { memberSet.contains(Row(truncatingIfNeeded: $0 >> 32)) }
         #expect(
           (try? among.get()) == expected, "seed \(seed), round \(round): byte \(damaged) of a readable page")
+        let denseSet = Set(dense)
+        #expect(
+          (try? asked.get()) == all.filter { denseSet.contains(Row(truncatingIfNeeded: $0 >> 32)) },
+          "seed \(seed), round \(round): byte \(damaged) of a readable page, dense members")
       }
       if isZeroStep {
         #expect(
-          full.isFailure && among.isFailure, "seed \(seed), round \(round): a zero step at byte \(damaged)")
+          full.isFailure && among.isFailure && asked.isFailure,
+          "seed \(seed), round \(round): a zero step at byte \(damaged)")
         if among.isFailure { refused += 1 }
       }
     }

@@ -15,6 +15,8 @@ struct RowMembership {
   }
 
   private let storage: Storage
+  /// The greatest member; nil when there is none.
+  let last: Row?
 
   /// Questions, against members set as bits, at which a bitmap pays for itself: one binary
   /// search costs about as much as setting 75 members' bits (figures above), so 32 leaves a margin.
@@ -23,6 +25,7 @@ struct RowMembership {
   /// The members `rows`, ascending and distinct (a `RowSet`), which a walk expects to ask about
   /// `questions` rows.
   init(_ rows: [Row], questions: Int) {
+    last = rows.last
     guard let low = rows.first, let high = rows.last, questions >= rows.count / Self.membersPerQuestion,
       let words = RowSet.bitmap(of: rows, low: low, high: high)
     else {

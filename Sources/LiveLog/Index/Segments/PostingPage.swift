@@ -91,7 +91,17 @@ enum PostingPage {
     let start = rows.count
     rows.append(contentsOf: repeatElement(0, count: entry.rowCount))
     try rows.withUnsafeMutableBufferPointer { buffer in
-      for index in start..<buffer.count { buffer[index] = try reader.next() }
+      var index = start
+      while index < buffer.count {
+        // A common value's list is mostly one-byte steps, read up to eight from one word; the
+        // step that ends a shorter run is longer (or damage), and read on its own.
+        let count = reader.readSmallSteps(into: buffer, at: index)
+        index += count
+        if count < 8 && index < buffer.count {
+          buffer[index] = try reader.next()
+          index += 1
+        }
+      }
     }
     guard reader.isAtEnd else { throw PageDamage("a posting list has bytes after its last row") }
   }
@@ -114,7 +124,7 @@ enum PostingPage {
           tryEight = false
           continue
         }
-        reader.skipEight(to: end)
+        reader.skip(8, to: end)
         left -= 8
         continue
       }
@@ -163,9 +173,53 @@ enum PostingPage {
       return row + sum
     }
 
-    /// Steps over the eight rows `endOfEightSmallSteps` summed, to `end`.
-    mutating func skipEight(to end: UInt64) {
-      reader.skip(8)
+    /// How many of the next eight rows, from the first, come before the first one in `members`
+    /// (or past 2^32, which `next()` reports) when each of the eight steps is one byte, and the
+    /// row the last of them reaches, without reading them; `(0, current row)` when a step is
+    /// not one byte, fewer than eight bytes are left, or this is the first row. Asking each
+    /// row's bit costs less than merging with members about as dense as the list.
+    func smallStepsBefore(_ members: RowMembership) -> (count: Int, end: UInt64) {
+      guard !isFirst, var steps = reader.eightSmallNumbers() else { return (0, row) }
+      var end = row
+      for count in 0..<8 {
+        let next = end + (steps & 0xFF)
+        // A row past 2^32 is left to `next()`, which reports it.
+        guard next <= UInt64(Row.max), !members.contains(Row(truncatingIfNeeded: next)) else {
+          return (count, end)
+        }
+        end = next
+        steps >>= 8
+      }
+      return (8, end)
+    }
+
+    /// Reads the next rows whose steps are one byte, up to eight and up to the buffer's end, into
+    /// `buffer` from `index`; returns how many: 0 when the next step is not a number from 1 to
+    /// 127 (a longer one, or a zero, which `next()` refuses), a row would pass 2^32 (which
+    /// `next()` reports), fewer than eight bytes are left, or this is the first row (absolute,
+    /// not a step). Rows past the buffer's end are never written, even when a damaged entry
+    /// holds more steps than its count.
+    mutating func readSmallSteps(into buffer: UnsafeMutableBufferPointer<Row>, at index: Int) -> Int {
+      guard !isFirst else { return 0 }
+      var (steps, count) = reader.leadingSmallNumbers()
+      count = min(count, buffer.count - index)
+      var next = row
+      for offset in 0..<count {
+        next += steps & 0xFF
+        steps >>= 8
+        buffer[index + offset] = Row(truncatingIfNeeded: next)
+      }
+      // A row past 2^32 is left to `next()`, which reports it.
+      guard next <= UInt64(Row.max) else { return 0 }
+      reader.skip(count)
+      row = next
+      return count
+    }
+
+    /// Steps over the next `count` rows, whose steps one of the looks ahead above summed (or
+    /// counted) to reach `end`.
+    mutating func skip(_ count: Int, to end: UInt64) {
+      reader.skip(count)
       row = end
     }
 
@@ -215,6 +269,22 @@ enum PostingPage {
     for _ in 0..<extra { _ = try reader.varint() }
   }
 
+  /// Reads `row`'s positions and appends its starts, as
+  /// `appendStarts(of:segment:offset:anchored:to:)` describes them.
+  @inline(__always)
+  private static func appendStarts(
+    ofRow row: Row, positions: inout PageReader, offset: UInt32, anchored: Bool, to starts: inout [UInt64]
+  ) throws {
+    let high = UInt64(row) << 32
+    try readPositions(&positions) { p in
+      if anchored {
+        if p == offset { starts.append(high) }
+      } else if p >= offset {
+        starts.append(high | UInt64(p - offset))
+      }
+    }
+  }
+
   /// Appends, for each occurrence of the entry's trigram at a position `p ≥ offset` (only at
   /// `p == offset` when `anchored`), `row << 32 | (p - offset)`: the places a pattern starts at if
   /// this trigram is its `offset`-th. Ascending, since rows and their positions are.
@@ -224,14 +294,8 @@ enum PostingPage {
     var rows = RowReader(entry, segment: segment)
     var positions = PageReader(entry.positions, at: 0)
     for _ in 0..<entry.rowCount {
-      let row = UInt64(try rows.next())
-      try readPositions(&positions) { p in
-        if anchored {
-          if p == offset { starts.append(row << 32) }
-        } else if p >= offset {
-          starts.append(row << 32 | UInt64(p - offset))
-        }
-      }
+      try appendStarts(
+        ofRow: try rows.next(), positions: &positions, offset: offset, anchored: anchored, to: &starts)
     }
     guard rows.isAtEnd, positions.isAtEnd else {
       throw PageDamage("a posting list has bytes after its last row")
@@ -262,7 +326,7 @@ enum PostingPage {
         if end >= UInt64(wanted) {
           tryEight = false
         } else if positions.nextEightAreSingleSmallPositions() {
-          rows.skipEight(to: end)
+          rows.skip(8, to: end)
           positions.skip(8)
           left -= 8
           continue
@@ -290,14 +354,45 @@ enum PostingPage {
         try skipPositions(&positions)
         continue
       }
-      let high = UInt64(row) << 32
-      try readPositions(&positions) { p in
-        if anchored {
-          if p == offset { starts.append(high) }
-        } else if p >= offset {
-          starts.append(high | UInt64(p - offset))
+      try appendStarts(ofRow: row, positions: &positions, offset: offset, anchored: anchored, to: &starts)
+    }
+    guard rows.isAtEnd, positions.isAtEnd else {
+      throw PageDamage("a posting list has bytes after its last row")
+    }
+  }
+
+  /// `appendStarts` for the rows `members` holds alone, asked one row at a time: for members
+  /// about as dense as the list's rows (a language's rows among a common trigram's), where the
+  /// merge of `appendStarts(…members:next:…)` finds the next member a few rows ahead at nearly
+  /// every row and cannot step over eight. Rows of one small position each before the next
+  /// member are stepped over up to eight at once.
+  static func appendStarts(
+    of entry: Entry, segment: Row, offset: UInt32, anchored: Bool, members: RowMembership,
+    to starts: inout [UInt64]
+  ) throws {
+    // As the merge does, the entry is left unread past the last member.
+    guard let last = members.last else { return }
+    var rows = RowReader(entry, segment: segment)
+    var positions = PageReader(entry.positions, at: 0)
+    var left = entry.rowCount
+    while left > 0 {
+      if left >= 8, positions.nextEightAreSingleSmallPositions() {
+        let (count, end) = rows.smallStepsBefore(members)
+        if count > 0 {
+          rows.skip(count, to: end)
+          positions.skip(count)
+          left -= count
+          continue
         }
       }
+      let row = try rows.next()
+      left -= 1
+      if row > last { return }
+      guard members.contains(row) else {
+        try skipPositions(&positions)
+        continue
+      }
+      try appendStarts(ofRow: row, positions: &positions, offset: offset, anchored: anchored, to: &starts)
     }
     guard rows.isAtEnd, positions.isAtEnd else {
       throw PageDamage("a posting list has bytes after its last row")
@@ -392,16 +487,40 @@ struct PageReader {
   /// The sum of the next eight varints when each is one byte from 1 to 127, without reading
   /// them; nil when any is not (a zero, a longer number) or fewer than eight bytes are left.
   func sumOfEightSmallNumbers() -> UInt64? {
-    guard bytes.count - offset >= 8 else { return nil }
-    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let highBits = ones << 7
-    // No byte continues a number, and none is zero (a borrow reaches the high bit of a zero byte).
-    guard word & highBits == 0, (word &- ones) & ~word & highBits == 0 else { return nil }
+    guard let word = eightSmallNumbers() else { return nil }
     // Pairs of bytes summed into 16-bit lanes, then the lanes into the top one (at most 1,016:
     // no lane carries into the next).
     let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ ((word >> 8) & 0x00FF_00FF_00FF_00FF)
     return (pairs &* 0x0001_0001_0001_0001) >> 48
+  }
+
+  /// The next eight bytes, the first in the low byte, when each is a varint from 1 to 127,
+  /// without reading them; nil when any is not (a zero, a longer number) or fewer than eight
+  /// bytes are left.
+  @inline(__always)
+  func eightSmallNumbers() -> UInt64? {
+    guard bytes.count - offset >= 8 else { return nil }
+    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    return Self.notSmall(word) == 0 ? word : nil
+  }
+
+  /// The next eight bytes, the first in the low byte, and how many of them, from the first, are
+  /// varints from 1 to 127; `(0, 0)` when fewer than eight bytes are left.
+  @inline(__always)
+  func leadingSmallNumbers() -> (word: UInt64, count: Int) {
+    guard bytes.count - offset >= 8 else { return (0, 0) }
+    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    return (word, Self.notSmall(word).trailingZeroBitCount / 8)
+  }
+
+  /// The high bit of each byte of `word` that continues a number, and of each zero byte:
+  /// subtracting one from a zero byte sets its high bit. A zero's borrow may flag bytes above it,
+  /// never one below, so the lowest flag is the first byte that is not a number from 1 to 127.
+  @inline(__always)
+  private static func notSmall(_ word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highBits = ones << 7
+    return (word & highBits) | ((word &- ones) & ~word & highBits)
   }
 
   /// The sum of the next `count` (fewer than eight) bytes, which `sumOfEightSmallNumbers` found
@@ -438,7 +557,7 @@ struct PageReader {
     return word & 0x8181_8181_8181_8181 == 0
   }
 
-  /// Moves past `count` bytes that one of the looks ahead above (`sumOfEightSmallNumbers`,
+  /// Moves past `count` bytes that one of the looks ahead above (`eightSmallNumbers`, `sumOfEightSmallNumbers`,
   /// `nextEightAreSingleSmallPositions`, `leadingSingleSmallPositions`,
   /// `nextIsSingleSmallPosition`) vouched for.
   mutating func skip(_ count: Int) {
