@@ -209,9 +209,10 @@ struct IndexReader<Txn: ReadableTransaction> {
   /// them, a bitmap, rather than merging with them: the next one is then mostly within eight
   /// list rows, where the merge cannot step over eight at once, and mostly not in the list, so
   /// that the merge mispredicts its comparison at nearly every row (`'learning'` among Swift's
-  /// rows at 1M: 1.45–1.53 ms merged, 1.21–1.24 ms asked). The rows of the starts found so far are always
-  /// merged: they are the list's own rows mostly, which the merge takes in stride (`'learning'`
-  /// alone, its later lists asked: 7.3 ms merged, 7.9 ms asked).
+  /// rows at 1M, the fastest of 300 runs: 1.45–1.53 ms merged, 1.24–1.32 ms asked). The rows of
+  /// the starts found so far are always merged: they are the list's own rows mostly, which the
+  /// merge takes in stride (`'learning'` alone, its later lists asked: 7.3 ms merged, 7.9 ms
+  /// asked).
   static var askedMembersRatio: Int { 16 }
 
   /// Rows whose text of `field` a `[d]` fold changes: a `[c]` match of theirs found by

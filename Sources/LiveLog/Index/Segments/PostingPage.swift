@@ -557,9 +557,9 @@ struct PageReader {
     return word & 0x8181_8181_8181_8181 == 0
   }
 
-  /// Moves past `count` bytes that one of the looks ahead above (`eightSmallNumbers`, `sumOfEightSmallNumbers`,
-  /// `nextEightAreSingleSmallPositions`, `leadingSingleSmallPositions`,
-  /// `nextIsSingleSmallPosition`) vouched for.
+  /// Moves past `count` bytes that one of the looks ahead above (`eightSmallNumbers`,
+  /// `leadingSmallNumbers`, `sumOfEightSmallNumbers`, `nextEightAreSingleSmallPositions`,
+  /// `leadingSingleSmallPositions`, `nextIsSingleSmallPosition`) vouched for.
   mutating func skip(_ count: Int) {
     precondition(count <= bytes.count - offset)
     offset += count
