@@ -64,7 +64,7 @@ import Testing
     }
     let failed = try tool.run(["replay", "--verify"])
     #expect(failed.status == 1)
-    #expect(failed.stderr.contains("repositories.index"), "\(failed.stderr)")
+    #expect(failed.stderr.contains("repositories.indexes"), "\(failed.stderr)")
     #expect(try tool.run(["verify"]).status == 1)
     let repaired = try tool.run(["replay", "--in-place"])
     #expect(repaired.status == 0, "\(repaired.stderr)")

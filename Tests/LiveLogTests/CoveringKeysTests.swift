@@ -8,7 +8,8 @@ import Testing
 /// that the ids of a range come from the pages it reads. Held to a model of the records that
 /// shares no code with the store (a dictionary and insertion counters), through small commits
 /// (recent rows), folds, merges, in-place edits, deletes and re-inserts; and a state without them
-/// (format 5's layout) must read, change and digest alike.
+/// (format 5's layout, as a string-keyed collection's pages still are) must read, change and
+/// digest alike.
 @Suite struct CoveringKeysTests {
   /// What the test believes the collection holds: each id's stars and its place in insertion
   /// order (a re-insert after a delete goes last).
@@ -128,8 +129,8 @@ import Testing
     #expect(try store.firstDifference(from: rebuilt) == nil)
   }
 
-  /// A state whose ordered pages carry no keys — format 5's, as a snapshot's data file may hold
-  /// — answers from the row table, keeps its layout through folds and edits, and digests as the
+  /// A state whose ordered pages carry no keys — format 5's, as a string-keyed collection's are —
+  /// answers from the row table, keeps its layout through folds and edits, and digests as the
   /// covering state of the same log does.
   @Test func aStateWithoutCoveringPagesReadsAndChangesAlike() throws {
     let directory = try TemporaryDirectory()

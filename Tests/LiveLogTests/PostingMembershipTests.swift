@@ -186,9 +186,10 @@ import Testing
     #expect(damaged > 150)
   }
 
-  /// The same for trigram lists, whose read among members also steps over eight rows at once
-  /// when each has one small position: the starts it finds are those of the whole list's rows
-  /// that are members. So does the read that asks each row whether it is a member.
+  /// The same for trigram lists, whose read among members steps over the rows before the next
+  /// member eight at once and then over their positions by counting row ends: the starts it finds
+  /// are those of the whole list's rows that are members. So does the read that asks each row
+  /// whether it is a member.
   @Test(arguments: [6, 7])
   func findsTheMembersStartsAsTheWholeListDoes(seed: UInt64) throws {
     var random = SplitMix64(seed: seed)
@@ -312,7 +313,7 @@ import Testing
       for _ in 0..<(50 + Int(random.next() % 400)) {
         rows.append(row)
         row += Row(1 + random.next() % 100)
-        // Mostly one small position, so that runs of eight are stepped over; some far or several.
+        // Mostly one small position; some far (two bytes) or several, whose ends are counted alike.
         var position = UInt32(random.next() % (random.next() % 6 == 0 ? 300 : 64))
         for _ in 0...(random.next() % 8 == 0 ? 1 + random.next() % 2 : 0) {
           positions.append(position)

@@ -17,10 +17,16 @@ import Testing
       // Steps of one byte and of two or three.
       row += Row(random.next() % 4 == 0 ? 1 + random.next() % 40_000 : 1 + random.next() % 100)
       rows.append(row)
-      var position = UInt32(random.next() % 50)
-      for _ in 0...(random.next() % 4) {
-        positions.append(position)
-        position += 1 + UInt32(random.next() % 300)
+      if random.next() % 64 == 0 {
+        // Positions of six bytes each, the most a position takes: the writer's room must hold them.
+        let first = UInt32.max - UInt32(random.next() % 1_000) - 1
+        positions.append(contentsOf: random.next() % 2 == 0 ? [first] : [first, UInt32.max])
+      } else {
+        var position = UInt32(random.next() % 50)
+        for _ in 0...(random.next() % 4) {
+          positions.append(position)
+          position += 1 + UInt32(random.next() % 300)
+        }
       }
       bounds.append(positions.count)
     }

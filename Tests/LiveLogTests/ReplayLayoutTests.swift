@@ -116,7 +116,7 @@ import Testing
       PostingEdit(
         kind: .trigram, key: IndexKeys.trigramPrefix(code), row: affected, positions: addsARow ? [0] : nil))
     let difference = try #require(try store.firstDifference(from: rebuilt))
-    #expect(difference.database == "repositories.index")
+    #expect(difference.database == "repositories.indexes")
     #expect(difference.key.contains("row \(affected)"), "\(difference)")
     #expect(try store.digest() != rebuilt.digest())
   }

@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 import Synchronization
 import Testing
 
@@ -151,6 +152,47 @@ extension StoreUpgradeTests {
     #expect(try repaired.streamPosition() == position)
     #expect(try repaired.replicaID() == replicaID)
     #expect(try repaired.verify().passed)
+  }
+
+  /// A store marked format 6, whose trigram positions format 7 does not read, is not read as it
+  /// is: a read-only open says to upgrade it, and a writable open rebuilds it from its log.
+  @Test func aStoreOfFormatSixIsRebuiltBeforeItIsRead() throws {
+    let directory = try TemporaryDirectory()
+    let path = try Self.copy(into: directory)
+    do { _ = try Store(directory: path) }
+    try StoreDirectory(path: path).writeMarker(format: 6)
+    var readOnly = StoreOptions()
+    readOnly.readOnly = true
+    #expect(throws: StoreError.upgradeRequired(path: path, found: 6)) {
+      try Store(directory: path, options: readOnly)
+    }
+    let store = try Store(directory: path)
+    #expect(
+      try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains(
+        "format \(StoreDirectory.currentFormat)"))
+    #expect(try store.count(in: "repositories") == 300)
+    #expect(try store.verify().passed)
+  }
+
+  /// Formats 5 and 6 kept a collection's index pages in `NAME.index`, whose trigram positions
+  /// format 7 reads otherwise: a data file of theirs (a snapshot's) is told by that name, and
+  /// one of the current layout is not.
+  @Test func aDataFileOfFormatSixIsToldByItsNames() throws {
+    let directory = try TemporaryDirectory()
+    for (names, format) in [
+      (["log", "meta", "catalog", "repositories.keys", "repositories.rows", "repositories.index"], 6),
+      (["log", "meta", "catalog", "repositories.keys", "repositories.rows", "repositories.indexes"], 7),
+    ] {
+      let path = directory.child("format-\(format)")
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+      do {
+        let environment = try Environment.open(path: path)
+        try environment.write { txn in
+          for name in names { _ = try environment.openDatabase(name, create: true, in: txn) }
+        }
+      }
+      #expect(StoreDirectory.format(ofDataFile: path + "/data.mdb") == format, "\(names)")
+    }
   }
 
   /// A snapshot's data file from an older LiveLog is restored under its own format's marker, so

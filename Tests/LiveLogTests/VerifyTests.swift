@@ -167,7 +167,7 @@ import Testing
       PostingEdit(kind: .trigram, key: IndexKeys.trigramPrefix(code), row: row, positions: [0]))
     let report = try store.verify(scratchParent: directory.path)
     let difference = try #require(report.difference)
-    #expect(difference.database == "repositories.index")
+    #expect(difference.database == "repositories.indexes")
     #expect(difference.key.contains("row \(row)"), "\(difference)")
     #expect(difference.live == "the entry" && difference.rebuilt == "nothing", "\(difference)")
   }
@@ -189,7 +189,7 @@ import Testing
     #expect(try store.digest() != before)
     let report = try store.verify(scratchParent: directory.path)
     let difference = try #require(report.difference)
-    #expect(difference.database == "repositories.index")
+    #expect(difference.database == "repositories.indexes")
     #expect(difference.key.contains("row \(row)"), "\(difference)")
   }
 

@@ -8,7 +8,7 @@ import LMDB
 /// - `NAME.keys`: the keys database, entry for entry (its layout is its content);
 /// - `NAME.rows`: every row holding a record, ascending, with the LSN of its version and its key
 ///   (the row table with the recent rows on top);
-/// - `NAME.index`: every index entry — a trigram of a row at each of its positions (a posting), a
+/// - `NAME.indexes`: every index entry — a trigram of a row at each of its positions (a posting), a
 ///   term of a row, an ordered value of a row — whichever segment, page or recent row holds it.
 ///   Entries come in no particular order, so the table's digest is a sum of their hashes; that a
 ///   row's postings of one trigram form one entry is checked as the pages are read (`IndexVisit`).

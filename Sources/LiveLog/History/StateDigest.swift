@@ -66,7 +66,7 @@ struct DigestHasher {
 
 /// The first entry where two stores differ.
 public struct StateDifference: Sendable, Hashable, CustomStringConvertible {
-  /// The database, e.g. `repositories.index`.
+  /// The database, e.g. `repositories.indexes`.
   public var database: String
   /// The entry's key, described for people (a row, an id, a trigram and its field …).
   public var key: String

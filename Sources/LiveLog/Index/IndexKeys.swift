@@ -1,5 +1,5 @@
 /// The keys under which the three kinds of index file a record's values, in the pages of a
-/// collection's `index` database (`IndexKind`; a page's own key is `IndexPageKey`):
+/// collection's `indexes` database (`IndexKind`; a page's own key is `IndexPageKey`):
 ///
 /// - **substring** (`IndexKind.trigram`): every distinct 3-byte run of the field's `[cd]`-folded
 ///   UTF-8 text, with its positions; key `[field, b0, b1, b2]` (`trigramCode`).

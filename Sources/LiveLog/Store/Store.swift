@@ -241,11 +241,13 @@ enum StoreLayout {
   /// the catalog, the checkpoints and each collection's databases. The log is the source; `meta`
   /// is read by every open, and `replication` is copied, not rebuilt.
   static func isRebuiltWithoutReading(_ name: String) -> Bool {
-    name == catalog || name == checkpoints || collectionSuffix(of: name) != nil
+    // `NAME.index` is the same database in a store of format 5 or 6 not upgraded yet.
+    name == catalog || name == checkpoints || collectionSuffix(of: name) != nil || name.hasSuffix(".index")
   }
 
   /// Whether `name` is a database of this format's layout: a data file holding any other one is
-  /// of an earlier format (whose collections had `records`, `ids` and `index.*` databases).
+  /// of an earlier format (whose collections had `records`, `ids` and `index.*` databases before
+  /// format 5, and `index` before format 7).
   static func isCurrent(_ name: String) -> Bool {
     fixedNames.contains(name) || collectionSuffix(of: name) != nil
   }

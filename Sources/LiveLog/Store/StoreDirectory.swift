@@ -14,10 +14,14 @@ struct StoreDirectory {
   /// commits; its state shares nothing with format 4's, so older stores are rebuilt from their
   /// logs on their first writable open. Format 6 adds covering ordered pages (each entry carries
   /// its row's integer key, `OrderedPage`), flagged per collection in its segment directory: a
-  /// format-5 state reads as it is, and its first writable open rebuilds it with them.
-  static let currentFormat = 6
+  /// format-5 state reads as it is, and its first writable open rebuilds it with them. Format 7
+  /// ends each row's trigram positions with the one byte whose bit 7 is clear
+  /// (`PostingPage.writePositions`), which earlier pages do not: a state of format 5 or 6 is
+  /// rebuilt on its first writable open, and its index pages are in `NAME.indexes` rather than
+  /// `NAME.index`, so that a data file of theirs restored from a snapshot is told by its names.
+  static let currentFormat = 7
   /// The oldest format read as it is, without an upgrade.
-  static let oldestFormatReadAsIs = 5
+  static let oldestFormatReadAsIs = 7
 
   let path: String
 
@@ -65,15 +69,17 @@ struct StoreDirectory {
   /// earlier one, which the next writable open upgrades. Format 1 had no catalog; formats 2 to 4
   /// name their databases alike, and an upgrade reads only the log, which every format shares,
   /// so such a file is taken as format 4, the newest of them (format-4 code read format 3 as it
-  /// is, and snapshots came with format 3). A file whose names do not read is taken as current:
-  /// opening it reports its damage.
+  /// is, and snapshots came with format 3); formats 5 and 6 named each collection's index pages
+  /// `NAME.index`, and such a file is taken as format 6. A file whose names do not read is taken
+  /// as current: opening it reports its damage.
   static func format(ofDataFile path: String) -> Int {
     guard let health = try? DataFileHealth.examine(path: path), let meta = health.current,
       let file = try? DataFile(path: path)
     else { return currentFormat }
     let names = NamedDatabases.read(file, meta: meta).databases.map(\.name)
     guard !names.allSatisfy(StoreLayout.isCurrent) else { return currentFormat }
-    return names.contains(StoreLayout.catalog) ? 4 : 1
+    guard names.contains(StoreLayout.catalog) else { return 1 }
+    return names.contains { $0.hasSuffix(".index") } ? 6 : 4
   }
 
   static func parseMarker(_ text: String, path: String) throws -> Int {

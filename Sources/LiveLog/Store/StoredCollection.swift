@@ -15,7 +15,7 @@ struct SchemaVersion: Sendable, Hashable {
 ///   pattern (`MDB_INTEGERKEY`); string keys are their UTF-8 bytes.
 /// - `rows`: the row table (`RowTable`): for each folded row, the LSN of its current version —
 ///   whose upsert event in the log holds the record — and its key, 64 rows a block.
-/// - `index`: the segments of every index (`SegmentDirectory`, `IndexPageKey`).
+/// - `indexes`: the segments of every index (`SegmentDirectory`, `IndexPageKey`).
 /// - `recent`: rows that small commits changed since the last fold (`RecentEntry`), which take
 ///   precedence over the row table and the segments.
 ///
@@ -26,7 +26,7 @@ struct CollectionDatabases: Sendable {
   let index: Database
   let recent: Database
 
-  static let suffixes = ["keys", "rows", "index", "recent"]
+  static let suffixes = ["keys", "rows", "indexes", "recent"]
 
   var all: [Database] { [keys, rows, index, recent] }
 
@@ -40,7 +40,7 @@ struct CollectionDatabases: Sendable {
     }
     return CollectionDatabases(
       keys: try open("keys", keyType == .integer ? .integerKey : []), rows: try open("rows", .integerKey),
-      index: try open("index"), recent: try open("recent", .integerKey))
+      index: try open("indexes"), recent: try open("recent", .integerKey))
   }
 }
 

@@ -94,7 +94,7 @@ import Testing
   /// Commits of more than `RecentRows.smallCommit` records go to the row table and the segments;
   /// those of 20 records stay in the recent rows.
   @Test(arguments: [
-    ("repositories.keys", 300), ("repositories.rows", 300), ("repositories.index", 300),
+    ("repositories.keys", 300), ("repositories.rows", 300), ("repositories.indexes", 300),
     ("repositories.recent", 20), ("catalog", 300), ("checkpoints", 300),
   ])
   func damageToARebuiltDatabaseIsRepairedByReplayInPlace(database: String, batch: Int) throws {

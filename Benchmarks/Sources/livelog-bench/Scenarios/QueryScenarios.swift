@@ -110,7 +110,7 @@ struct QueryBenchmark {
     var log = 0
     // Sorted by name pattern rather than by a fixed list, so that both storage layouts classify:
     // `NAME.records`, `NAME.rows`, `NAME.ids`, `NAME.index.trigrams`, … before format 5 and
-    // `NAME.keys`, `NAME.rows`, `NAME.recent`, `NAME.index` after it.
+    // `NAME.keys`, `NAME.rows`, `NAME.recent`, `NAME.index` (`NAME.indexes` from format 7) after it.
     for database in stats.databases {
       if database.name == "log" {
         log += database.bytes

@@ -14,7 +14,7 @@ enum IndexKind: UInt8, CaseIterable, Sendable {
   case ordered = 3
 }
 
-/// The key of one page of the `index` database:
+/// The key of one page of the `indexes` database:
 ///
 /// ```
 /// segment start   UInt32, big-endian: the first row of the segment the page belongs to

@@ -1,5 +1,5 @@
 /// One page of an ordered index's entries — one field's `(value, row)` pairs in order — as the
-/// value of an `index` key whose entry key is `[field] ++ OrderedKey` of the first pair.
+/// value of an `indexes` key whose entry key is `[field] ++ OrderedKey` of the first pair.
 ///
 /// ```
 /// count   varint: entries in the page, the first (in the key) included
@@ -61,7 +61,7 @@ enum OrderedPage {
     private var row: Row
     private var isFirst = true
 
-    /// `pageKey` is the page's `index` key, `width` the field's `OrderedKey` width; `coversKeys`
+    /// `pageKey` is the page's `indexes` key, `width` the field's `OrderedKey` width; `coversKeys`
     /// whether the page carries keys (the collection's `SegmentDirectory.coversKeys`).
     init(pageKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, width: Int, coversKeys: Bool) throws
     {

@@ -1,4 +1,4 @@
-/// One page of posting lists — trigram or term entries — as the value of an `index` key.
+/// One page of posting lists — trigram or term entries — as the value of an `indexes` key.
 ///
 /// ```
 /// count     UInt16 LE: entries in the page
@@ -7,9 +7,17 @@
 ///   key length varint, key
 ///   row count varint, rows length varint, [positions length varint: trigram pages]
 ///   rows      varint(first row - segment start), then varint(row - previous row) each
-///   positions per row: varint(first << 1 | more); when more: varint(extra), then the extra
-///             positions as varint(position - previous) each
+///   positions per row: the first, then each later one as (position - previous), each number
+///             in 6-bit groups, lowest first; a byte's bit 6 says the number goes on in the next
+///             byte, its bit 7 that the row's positions do; so a row's last byte alone has bit 7
+///             clear, and a row of one position under 64 is one byte under 64
 /// ```
+///
+/// Rows' positions end where a byte has bit 7 clear, so that the positions of the rows a read
+/// steps over (most rows, when another list's rows or starts are far fewer) are passed by
+/// counting those bytes, eight from one word, whatever each row holds; a varint per position
+/// with a count per row had to be parsed row by row wherever a row held its trigram twice (one
+/// row in 16 of a common trigram's, in `full_name`).
 ///
 /// A list is one entry, or several consecutive entries of the same key — its parts, in row
 /// order — which may run from the end of one page into the following ones: a merge of segments
@@ -155,6 +163,10 @@ enum PostingPage {
 
     var isAtEnd: Bool { reader.isAtEnd }
 
+    /// Whether no row has been read yet: the first is a distance from the segment's start, not a
+    /// step.
+    var isBeforeFirstRow: Bool { isFirst }
+
     mutating func next() throws -> Row {
       let step = try reader.varint()
       guard isFirst || step > 0 else { throw PageDamage("a posting list repeats a row") }
@@ -168,6 +180,7 @@ enum PostingPage {
     /// any is not (or this is the first row). A list of a common value (a language a sixth of
     /// the rows have) is almost all one-byte steps, and summing eight of them in a word costs
     /// what decoding one does.
+    @inline(__always)
     func endOfEightSmallSteps() -> UInt64? {
       guard !isFirst, let sum = reader.sumOfEightSmallNumbers() else { return nil }
       return row + sum
@@ -222,51 +235,28 @@ enum PostingPage {
       reader.skip(count)
       row = end
     }
-
-    /// Steps over the first `count` (fewer than eight) of the eight rows `endOfEightSmallSteps`
-    /// just summed.
-    mutating func skip(_ count: Int) {
-      precondition(count < 8 && !isFirst)
-      row += reader.sumOfSmallNumbers(count)
-      reader.skip(count)
-    }
   }
 
   /// Reads one row's positions (ascending, at least one; the layout `writePositions` writes)
   /// and calls `body` with each.
   static func readPositions(_ reader: inout PageReader, _ body: (UInt32) throws -> Void) throws {
-    let head = try reader.varint()
-    var position = head >> 1
-    let extra = head & 1 != 0 ? try reader.varint() : 0
-    guard extra < UInt64(reader.bytes.count) else { throw PageDamage("a posting claims too many positions") }
-    for index in 0...extra {
-      if index > 0 {
-        let gap = try reader.varint()
-        guard gap > 0 else { throw PageDamage("a posting repeats a position") }
-        position += gap
-      }
+    var position: UInt64 = 0
+    var isFirst = true
+    while true {
+      let (number, endsRow) = try reader.positionNumber()
+      guard isFirst || number > 0 else { throw PageDamage("a posting repeats a position") }
+      isFirst = false
+      position += number
       guard position <= UInt64(UInt32.max) else { throw PageDamage("a trigram position past 2^32") }
       try body(UInt32(position))
+      if endsRow { return }
     }
   }
 
   /// Steps over one row's positions (`readPositions` without their values).
   @inline(__always)
   static func skipPositions(_ reader: inout PageReader) throws {
-    // Most rows hold a trigram once, early in the text: one byte, whose "more" bit is clear.
-    if reader.nextIsSingleSmallPosition() {
-      reader.skip(1)
-      return
-    }
-    try skipSeveralPositions(&reader)
-  }
-
-  private static func skipSeveralPositions(_ reader: inout PageReader) throws {
-    let head = try reader.varint()
-    guard head & 1 != 0 else { return }
-    let extra = try reader.varint()
-    guard extra < UInt64(reader.bytes.count) else { throw PageDamage("a posting claims too many positions") }
-    for _ in 0..<extra { _ = try reader.varint() }
+    try reader.skipRowsOfPositions(1)
   }
 
   /// Reads `row`'s positions and appends its starts, as
@@ -313,47 +303,44 @@ enum PostingPage {
     var rows = RowReader(entry, segment: segment)
     var positions = PageReader(entry.positions, at: 0)
     var left = entry.rowCount
-    // As in `appendRows(of:segment:members:next:to:)`.
-    var tryEight = true
     while left > 0 {
       guard next < members.count else { return }
       let wanted = members[next]
-      // The positions are stepped over eight bytes at once too, so each of the eight rows must
-      // have one position of one byte. A row with several (a text repeating the trigram) does
-      // not turn the attempts off as a near member does: a long run of single positions may
-      // follow it before the next member.
-      if tryEight && left >= 8, let end = rows.endOfEightSmallSteps() {
-        if end >= UInt64(wanted) {
-          tryEight = false
-        } else if positions.nextEightAreSingleSmallPositions() {
+      // The rows short of the next member, most of a list far longer than the members, are
+      // passed in the rows first (eight at a time while their steps are one byte) and then in
+      // the positions, each stream at its own pace: passed in step, a row holding the trigram
+      // twice stopped the rows' eight-at-a-time pass as well.
+      var passed = 0
+      var reached: Row?
+      passing: while true {
+        while left - passed >= 8, let end = rows.endOfEightSmallSteps(), end < UInt64(wanted) {
           rows.skip(8, to: end)
-          positions.skip(8)
-          left -= 8
-          continue
-        } else {
-          // The rows before the first of the eight with several positions (or one far into the
-          // text) are stepped over all the same; that row is decoded below.
-          let single = positions.leadingSingleSmallPositions()
-          if single > 0 {
-            rows.skip(single)
-            positions.skip(single)
-            left -= single
-          }
+          passed += 8
         }
+        // An entry's first row is no step, so no eight begins with it: eights are tried again
+        // after it.
+        let isFirstRow = rows.isBeforeFirstRow
+        while passed < left {
+          let row = try rows.next()
+          if row >= wanted {
+            reached = row
+            break passing
+          }
+          passed += 1
+          if isFirstRow { continue passing }
+        }
+        break
       }
-      let row = try rows.next()
+      try positions.skipRowsOfPositions(passed)
+      left -= passed
+      guard let row = reached else { break }
       left -= 1
-      // Short of the next member: most rows of a list far longer than the members.
-      if row < wanted {
-        try skipPositions(&positions)
-        continue
-      }
-      if wanted < row { tryEight = true }
       while next < members.count && members[next] < row { next += 1 }
       guard next < members.count && members[next] == row else {
         try skipPositions(&positions)
         continue
       }
+      next += 1
       try appendStarts(ofRow: row, positions: &positions, offset: offset, anchored: anchored, to: &starts)
     }
     guard rows.isAtEnd, positions.isAtEnd else {
@@ -364,8 +351,8 @@ enum PostingPage {
   /// `appendStarts` for the rows `members` holds alone, asked one row at a time: for members
   /// about as dense as the list's rows (a language's rows among a common trigram's), where the
   /// merge of `appendStarts(…members:next:…)` finds the next member a few rows ahead at nearly
-  /// every row and cannot step over eight. Rows of one small position each before the next
-  /// member are stepped over up to eight at once.
+  /// every row and cannot step over eight. Rows of one-byte steps before the next member are
+  /// stepped over up to eight at once, and their positions by counting their ends.
   static func appendStarts(
     of entry: Entry, segment: Row, offset: UInt32, anchored: Bool, members: RowMembership,
     to starts: inout [UInt64]
@@ -376,11 +363,11 @@ enum PostingPage {
     var positions = PageReader(entry.positions, at: 0)
     var left = entry.rowCount
     while left > 0 {
-      if left >= 8, positions.nextEightAreSingleSmallPositions() {
+      if left >= 8 {
         let (count, end) = rows.smallStepsBefore(members)
         if count > 0 {
           rows.skip(count, to: end)
-          positions.skip(count)
+          try positions.skipRowsOfPositions(count)
           left -= count
           continue
         }
@@ -428,23 +415,32 @@ enum PostingPage {
   }
 
   /// Writes one row's positions (ascending, at least one) into `out` at `at`, which has room
-  /// for five bytes a position and five more; returns where they end.
+  /// for six bytes a position (`maximumBytesPerPosition`); returns where they end.
   @inline(__always)
   static func writePositions(
     _ positions: UnsafeBufferPointer<UInt32>, to out: UnsafeMutableBufferPointer<UInt8>, at: Int
   )
     -> Int
   {
-    guard let first = positions.first else { return at }
-    let more = positions.count > 1
-    var at = PageBytes.putVarint(UInt64(first) << 1 | (more ? 1 : 0), into: out, at: at)
-    guard more else { return at }
-    at = PageBytes.putVarint(UInt64(positions.count - 1), into: out, at: at)
-    for index in 1..<positions.count {
-      at = PageBytes.putVarint(UInt64(positions[index] - positions[index - 1]), into: out, at: at)
+    var at = at
+    var previous: UInt32 = 0
+    for index in positions.indices {
+      var number = positions[index] - previous
+      previous = positions[index]
+      let rowGoesOn: UInt8 = index + 1 < positions.endIndex ? 0x80 : 0
+      while number >= 0x40 {
+        out[at] = UInt8(truncatingIfNeeded: number & 0x3F) | 0xC0
+        number >>= 6
+        at += 1
+      }
+      out[at] = UInt8(truncatingIfNeeded: number) | rowGoesOn
+      at += 1
     }
     return at
   }
+
+  /// The most bytes `writePositions` takes for one position: 32 bits in 6-bit groups.
+  static let maximumBytesPerPosition = 6
 }
 
 /// Why an index page could not be read; the reader turns it into `StoreError.corruptState`
@@ -486,6 +482,7 @@ struct PageReader {
 
   /// The sum of the next eight varints when each is one byte from 1 to 127, without reading
   /// them; nil when any is not (a zero, a longer number) or fewer than eight bytes are left.
+  @inline(__always)
   func sumOfEightSmallNumbers() -> UInt64? {
     guard let word = eightSmallNumbers() else { return nil }
     // Pairs of bytes summed into 16-bit lanes, then the lanes into the top one (at most 1,016:
@@ -523,43 +520,54 @@ struct PageReader {
     return (word & highBits) | ((word &- ones) & ~word & highBits)
   }
 
-  /// The sum of the next `count` (fewer than eight) bytes, which `sumOfEightSmallNumbers` found
-  /// to be one-byte numbers.
-  func sumOfSmallNumbers(_ count: Int) -> UInt64 {
-    precondition(count < 8 && bytes.count - offset >= 8)
-    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    let kept = word & ((1 << (8 * UInt64(count))) &- 1)
-    let pairs = (kept & 0x00FF_00FF_00FF_00FF) &+ ((kept >> 8) & 0x00FF_00FF_00FF_00FF)
-    return (pairs &* 0x0001_0001_0001_0001) >> 48
-  }
-
-  /// How many of the next eight bytes, from the first, are rows' positions of one position
-  /// under 64 (as `nextEightAreSingleSmallPositions` tells of all eight); 0 when fewer than eight
-  /// bytes are left.
-  func leadingSingleSmallPositions() -> Int {
-    guard bytes.count - offset >= 8 else { return 0 }
-    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    return (word & 0x8181_8181_8181_8181).trailingZeroBitCount / 8
-  }
-
-  /// Whether the next byte is one row's positions of one position, under 64 (`readPositions`: a
-  /// one-byte head whose low bit, "more", is clear).
+  /// One number of a row's positions (`PostingPage.writePositions`) and whether it is the row's
+  /// last.
   @inline(__always)
-  func nextIsSingleSmallPosition() -> Bool {
-    offset < bytes.count && bytes[offset] & 0x81 == 0
+  mutating func positionNumber() throws -> (value: UInt64, endsRow: Bool) {
+    guard offset < bytes.count else { throw PageDamage("a page ends inside a row's positions") }
+    var byte = bytes[offset]
+    offset += 1
+    var value = UInt64(byte & 0x3F)
+    var shift: UInt64 = 6
+    while byte & 0x40 != 0 {
+      guard byte & 0x80 != 0 else { throw PageDamage("a position goes on past its row's end") }
+      guard offset < bytes.count, shift < 36 else { throw PageDamage("a page holds a malformed position") }
+      byte = bytes[offset]
+      offset += 1
+      value |= UInt64(byte & 0x3F) << shift
+      shift += 6
+    }
+    return (value, byte & 0x80 == 0)
   }
 
-  /// Whether the next eight bytes are eight rows' positions of one position each, under 64
-  /// (`readPositions`: a one-byte head whose low bit, "more", is clear).
-  func nextEightAreSingleSmallPositions() -> Bool {
-    guard bytes.count - offset >= 8 else { return false }
-    let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-    return word & 0x8181_8181_8181_8181 == 0
+  /// Steps over `count` rows' positions (`PostingPage.writePositions`): past the `count`-th byte
+  /// from here whose bit 7 is clear, counted eight bytes at a time.
+  @inline(__always)
+  mutating func skipRowsOfPositions(_ count: Int) throws {
+    var left = count
+    while left > 0 && bytes.count - offset >= 8 {
+      let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+      var ends = ~word & 0x8080_8080_8080_8080
+      let found = ends.nonzeroBitCount
+      if found < left {
+        offset += 8
+        left -= found
+        continue
+      }
+      // The `left`-th end of this word: drop the ends before it.
+      for _ in 1..<left { ends &= ends &- 1 }
+      offset += ends.trailingZeroBitCount / 8 + 1
+      return
+    }
+    while left > 0 {
+      guard offset < bytes.count else { throw PageDamage("a page ends inside a row's positions") }
+      if bytes[offset] & 0x80 == 0 { left -= 1 }
+      offset += 1
+    }
   }
 
   /// Moves past `count` bytes that one of the looks ahead above (`eightSmallNumbers`,
-  /// `leadingSmallNumbers`, `sumOfEightSmallNumbers`, `nextEightAreSingleSmallPositions`,
-  /// `leadingSingleSmallPositions`, `nextIsSingleSmallPosition`) vouched for.
+  /// `leadingSmallNumbers`, `sumOfEightSmallNumbers`) vouched for.
   mutating func skip(_ count: Int) {
     precondition(count <= bytes.count - offset)
     offset += count

@@ -100,10 +100,11 @@ struct PostingPageWriter {
     let end = start + min(source.rows.count - start, max(positional ? room / 2 : room, 1))
     let rows = end - start
     let positionCount = positional ? (source.bounds.map { $0[end] - $0[start] } ?? 0) : 0
-    // A varint takes five bytes at most: a row's step; a position, and a row's count of them.
+    // A row's step is a varint of five bytes at most.
     if rowBytes.count < rows * 5 { rowBytes = [UInt8](repeating: 0, count: rows * 10) }
-    if positionBytes.count < (positionCount + rows) * 5 {
-      positionBytes = [UInt8](repeating: 0, count: (positionCount + rows) * 10)
+    let positionRoom = positionCount * PostingPage.maximumBytesPerPosition
+    if positionBytes.count < positionRoom {
+      positionBytes = [UInt8](repeating: 0, count: positionRoom * 2)
     }
     if rowEnds.count < rows { rowEnds = [(rows: Int, positions: Int)](repeating: (0, 0), count: rows * 2) }
     let segment = self.segment

@@ -1,6 +1,6 @@
 import LMDB
 
-/// Which segments a collection's `index` database holds: consecutive runs of rows, each with its
+/// Which segments a collection's `indexes` database holds: consecutive runs of rows, each with its
 /// own pages of every index kind.
 ///
 /// Segments tile the rows from the first to `end`: segment `i` holds the entries of the rows in
@@ -10,14 +10,15 @@ import LMDB
 ///
 /// Stored in `meta` under `segments:NAME`: `varint(count)`, the starts as varints (the first,
 /// then the gaps), then `varint(end - last start)`, then, when any is set, `varint(flags)`:
-/// bit 0 `coversKeys`. A directory without flags is one of format 5.
+/// bit 0 `coversKeys`. A directory without flags is one of format 5, or of a collection whose keys
+/// are strings.
 struct SegmentDirectory: Equatable, Sendable {
   var starts: [Row] = []
   /// One past the last row the segments cover; 1 (the first row) when there are none.
   var end: Row = 1
   /// Whether the ordered pages carry each row's key (covering pages, `OrderedPage`). Set when
-  /// the index starts empty (`begin(for:)`), for integer keys; an index begun on format 5 (a
-  /// snapshot's data file) has none, and is read and edited as it is.
+  /// the index starts empty (`begin(for:)`), for integer keys. An index without them (format 5's,
+  /// which format 7 rebuilds before reading; string keys') is read and edited as it is.
   var coversKeys = false
 
   /// Starts the index of a collection that has no segment yet: covering when its keys are

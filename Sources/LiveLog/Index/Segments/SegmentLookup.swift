@@ -1,6 +1,6 @@
 import LMDB
 
-/// Finding entries in one segment's pages of the `index` database.
+/// Finding entries in one segment's pages of the `indexes` database.
 enum SegmentLookup {
   /// Calls `body` with each part of the posting list `key` in `segment`, in row order: the
   /// list's entries, from the page before the first page whose key passes `key` (where a list

@@ -1,6 +1,6 @@
 import LMDB
 
-/// Joins adjacent segments — the last ones of the `index` database — into one that starts where
+/// Joins adjacent segments — the last ones of the `indexes` database — into one that starts where
 /// the first did. Each one's rows all come before the next one's, so each posting list of the
 /// result is the first's parts followed by the next ones': parts are copied as they are stored,
 /// but for the first row of each of the later segments' parts, written again against the new
