@@ -548,7 +548,9 @@ struct PageReader {
     while left > 0 && bytes.count - offset >= 8 {
       let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
       var ends = ~word & 0x8080_8080_8080_8080
-      let found = ends.nonzeroBitCount
+      // Ones in the low bit of the bytes that end a row, summed into the top byte (at most 8):
+      // a portable build has no popcount instruction, and its generic one costs more.
+      let found = Int(truncatingIfNeeded: ((ends >> 7) &* 0x0101_0101_0101_0101) >> 56)
       if found < left {
         offset += 8
         left -= found
