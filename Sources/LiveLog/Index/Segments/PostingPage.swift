@@ -154,7 +154,9 @@ enum PostingPage {
   struct RowReader {
     private var reader: PageReader
     private var row: UInt64
-    private var isFirst = true
+    /// Whether no row has been read yet: the first is a distance from the segment's start, not a
+    /// step.
+    private(set) var isFirst = true
 
     init(_ entry: Entry, segment: Row) {
       reader = PageReader(entry.rows, at: 0)
@@ -162,10 +164,6 @@ enum PostingPage {
     }
 
     var isAtEnd: Bool { reader.isAtEnd }
-
-    /// Whether no row has been read yet: the first is a distance from the segment's start, not a
-    /// step.
-    var isBeforeFirstRow: Bool { isFirst }
 
     mutating func next() throws -> Row {
       let step = try reader.varint()
@@ -253,12 +251,6 @@ enum PostingPage {
     }
   }
 
-  /// Steps over one row's positions (`readPositions` without their values).
-  @inline(__always)
-  static func skipPositions(_ reader: inout PageReader) throws {
-    try reader.skipRowsOfPositions(1)
-  }
-
   /// Reads `row`'s positions and appends its starts, as
   /// `appendStarts(of:segment:offset:anchored:to:)` describes them.
   @inline(__always)
@@ -319,7 +311,7 @@ enum PostingPage {
         }
         // An entry's first row is no step, so no eight begins with it: eights are tried again
         // after it.
-        let isFirstRow = rows.isBeforeFirstRow
+        let isFirstRow = rows.isFirst
         while passed < left {
           let row = try rows.next()
           if row >= wanted {
@@ -337,7 +329,7 @@ enum PostingPage {
       left -= 1
       while next < members.count && members[next] < row { next += 1 }
       guard next < members.count && members[next] == row else {
-        try skipPositions(&positions)
+        try positions.skipRowsOfPositions(1)
         continue
       }
       next += 1
@@ -376,7 +368,7 @@ enum PostingPage {
       left -= 1
       if row > last { return }
       guard members.contains(row) else {
-        try skipPositions(&positions)
+        try positions.skipRowsOfPositions(1)
         continue
       }
       try appendStarts(ofRow: row, positions: &positions, offset: offset, anchored: anchored, to: &starts)
