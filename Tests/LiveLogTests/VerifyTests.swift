@@ -145,6 +145,52 @@ import Testing
     #expect(report.digest == (try store.digest()))
   }
 
+  /// A verification's replay copies no log (`Replayer.copiesLog`): its target's log stays empty,
+  /// its progress says the log is checked, and its checkpoints, summarized from the source's log,
+  /// equal the source's and those of a replay that copies the log.
+  @Test func aReplayWithoutTheLogSummarizesTheSourcesLog() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: 8)
+    let version = try store.version()
+    let scratch = try Store(directory: directory.child("scratch"))
+    var replayer = Replayer(source: store, target: scratch)
+    replayer.buildsIndexes = false
+    replayer.copiesLog = false
+    var steps: Set<ReplayProgress.Step> = []
+    let fingerprints = try replayer.run(through: version) { steps.insert($0.step) }
+    #expect(steps == [.checkingLog, .buildingState])
+    #expect(try scratch.environment.read { try scratch.log.lastLSN($0) } == 0)
+    #expect(try scratch.environment.read { try $0.get(scratch.meta, StoreLayout.incompleteReplayKey) } != nil)
+    // The marker is not content (verify removes it too).
+    try scratch.environment.write { txn in _ = try txn.delete(scratch.meta, StoreLayout.incompleteReplayKey) }
+    let live = try store.digest()
+    let scratchDigest = try scratch.read { try scratch.digest($0, $1, indexFingerprints: fingerprints) }
+    let copied = try store.replay(into: directory.child("copied")).digest()
+    let liveCheckpoints = try #require(live.databases[StoreLayout.checkpoints])
+    #expect(liveCheckpoints.entries > 1)
+    #expect(scratchDigest.databases[StoreLayout.checkpoints] == liveCheckpoints)
+    #expect(copied.databases[StoreLayout.checkpoints] == liveCheckpoints)
+    // Everything but the log equals the live store's.
+    var withoutLog = live.databases
+    withoutLog[StoreLayout.log] = nil
+    var scratchWithoutLog = scratchDigest.databases
+    scratchWithoutLog[StoreLayout.log] = nil
+    #expect(scratchWithoutLog == withoutLog)
+  }
+
+  /// An entry of the live log outside its events `1 ... version` (key 0, which no replay reads)
+  /// makes the logs differ, though the scratch store copies no log to compare: verify fails and
+  /// names the log and the entry.
+  @Test func aLogEntryOutsideTheEventsIsNamed() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: 9)
+    try store.environment.write { txn in try txn.put(store.log.database, UInt64(0), [1, 2, 3]) }
+    let report = try store.verify(scratchParent: directory.path)
+    let difference = try #require(report.difference)
+    #expect(difference.database == StoreLayout.log, "\(difference)")
+    #expect(difference.rebuilt == "nothing", "\(difference)")
+  }
+
   /// A posting added to the live index (a row filed under a trigram its record lacks) fails
   /// verify, which names the index and the row: the scratch store builds its indexes only then.
   @Test func aDamagedIndexIsFoundAndNamed() throws {

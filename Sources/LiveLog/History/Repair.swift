@@ -67,24 +67,31 @@ extension Store {
     // records, which the comparison needs, rather than laid out in pages, which it does not.
     var replayer = Replayer(source: self, target: rebuilt)
     replayer.buildsIndexes = false
+    // Nor its log: the copy would be the events the replay checks, byte for byte. The rows and
+    // the checkpoints compare without it; only naming a difference reads it (below).
+    replayer.copiesLog = false
     let fingerprints = try replayer.run(through: version) {
       progress($0.description, $0.completed, $0.total)
     }
     // The marker a replay without indexes leaves is not content: the scratch store, gone from
     // its directory, is never opened again.
     try rebuilt.environment.write { txn in _ = try txn.delete(rebuilt.meta, StoreLayout.incompleteReplayKey) }
-    // The scratch log holds the live one's events 1 ... version copied byte for byte (events are
-    // never rewritten, only appended after), so hashing it would compare the copy with itself;
-    // unless the live log holds other entries too (a key outside them, which the copy's walk
-    // skips), when it is hashed so that the comparison names the difference.
+    // A replay's log is the live one's events 1 ... version copied byte for byte (events are
+    // never rewritten, only appended after), all of which the replay checked: the live log's
+    // digest stands for it. Unless the live log holds other entries too (a key outside them,
+    // which the replay's walk skips): the copy is then written and hashed, so that the
+    // comparison names the difference.
     let logName = rebuilt.log.database.name
     var rebuiltDigest = try rebuilt.read {
       try rebuilt.digest($0, $1, indexFingerprints: fingerprints, skipping: [logName])
     }
     let digest = try liveDigest.value()
+    var logCopied = false
     if let liveLog = digest.databases[log.database.name], liveLog.entries == version {
       rebuiltDigest.databases[logName] = liveLog
     } else {
+      try copyLog(through: version, from: live, into: rebuilt)
+      logCopied = true
       rebuiltDigest = try rebuilt.read { try rebuilt.digest($0, $1, indexFingerprints: fingerprints) }
     }
     // The replay checked every event as `checkLog` does (checksum, contiguous LSNs from 1, each
@@ -96,13 +103,32 @@ extension Store {
     guard digest != rebuiltDigest else {
       return VerificationReport(events: events, digest: digest, difference: nil)
     }
-    // Entry by entry needs the scratch's indexes themselves.
+    // Entry by entry needs the scratch's log and indexes themselves.
+    if !logCopied { try copyLog(through: version, from: live, into: rebuilt) }
     let copyState = try rebuilt.catalog.refresh()
     try rebuilt.environment.write { txn in
       for collection in copyState.all { try collection.rebuildIndexes(txn) }
     }
     return VerificationReport(
       events: events, digest: digest, difference: try firstDifference(from: rebuilt, live: live, state))
+  }
+
+  /// Copies the events `1 ... version` of this store's log, as `live` sees them, into the log of
+  /// `scratch`, a verification's replay that holds none, byte for byte.
+  private func copyLog(through version: UInt64, from live: Snapshot, into scratch: Store) throws {
+    var next: UInt64 = 1
+    while next <= version {
+      let end = min(version, next + UInt64(Replayer.eventsPerTransaction) - 1)
+      try live.read { source in
+        try scratch.environment.write { txn in
+          try log.forEachRaw(from: next, through: end, source) { lsn, bytes in
+            try scratch.log.append(bytes, at: lsn, txn)
+            return true
+          }
+        }
+      }
+      next = end + 1
+    }
   }
 
   /// Rebuilds the store in `directory` from its log and swaps the rebuilt state in, for a store

@@ -24,6 +24,11 @@ struct Replayer {
   /// that laying out and writing the pages takes; the target then holds no index entries, and
   /// stays marked unfinished (it refuses to open).
   var buildsIndexes = true
+  /// Whether the target gets a copy of the log. A verification compares states, and the copy
+  /// would be the very events it has checked, byte for byte: without it the target's rows name
+  /// versions of a log it lacks, its checkpoints summarize the source's log, and it stays marked
+  /// unfinished (it refuses to open), like a target without indexes.
+  var copiesLog = true
 
   /// Copies the source's events `1 ... last` to the empty target and builds the target's state
   /// as of `last`. Until the state is complete the target is marked unfinished and refuses to
@@ -52,17 +57,17 @@ struct Replayer {
     // The checkpoints read the copied log alone: with indexes, they are written while the first
     // segment of the state is laid out on the other threads.
     let fingerprints = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress) {
-      try target.rebuildCheckpoints(like: source)
+      try target.rebuildCheckpoints(like: source, log: copiesLog ? nil : (snapshot, last))
     }
-    // A target without its indexes stays marked unfinished: opened, it would answer queries
-    // from empty indexes.
-    if buildsIndexes {
+    // A target without its indexes or its log stays marked unfinished: opened, it would answer
+    // queries from empty indexes, or read records from a log it lacks.
+    if buildsIndexes && copiesLog {
       try target.environment.write { txn in _ = try txn.delete(target.meta, StoreLayout.incompleteReplayKey) }
     }
     return fingerprints
   }
 
-  /// Copies the events `1 ... last` into the target's log in transactions of
+  /// Copies the events `1 ... last` into the target's log (when `copiesLog`) in transactions of
   /// `eventsPerLogTransaction`, checking every one, and follows them: the collections and
   /// their schemas, and where each record ends. One batch is checked on other threads while the
   /// previous one is followed and appended, which are serial.
@@ -109,15 +114,20 @@ struct Replayer {
           // collections and versions, and this batch's events look only their own up.
           for followed in try checked.value() {
             guard let followed else { continue }
-            let id = try catalog.entry(for: followed.header).id
+            let id = try catalog.id(for: followed.header)
             try trackers[id, default: RowTracker(capacity: capacities[id] ?? 0)].follow(followed)
           }
           let isFirst = batch.first?.lsn == 1
-          try target.environment.write { txn in
-            if isFirst { try target.markReplayIncomplete(txn) }
-            for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
+          if isFirst || copiesLog {
+            try target.environment.write { txn in
+              if isFirst { try target.markReplayIncomplete(txn) }
+              guard copiesLog else { return }
+              for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
+            }
           }
-          progress(ReplayProgress(step: .copyingLog, completed: batch.last?.lsn ?? 0, total: last))
+          progress(
+            ReplayProgress(
+              step: copiesLog ? .copyingLog : .checkingLog, completed: batch.last?.lsn ?? 0, total: last))
         } catch {
           // The next batch's check is not left running.
           _ = try? upcoming?.checked.value()
@@ -149,27 +159,48 @@ struct Replayer {
 /// The schema and key of each event of a batch, which the workers that check it share.
 private struct CheckingPlans: @unchecked Sendable {
   // @unchecked: read-only after it is built; tuples of Sendable values.
-  let plans: [(schema: CollectionSchema, key: Field)?]
+  /// The schema each event's record decodes with and the field its key is, once per collection
+  /// and schema version.
+  let plans: [(schema: CollectionSchema, key: Field)]
+  /// Each event's plan, by index in `plans` (-1: a schema event, or a collection without one).
+  let planOfEvent: [Int32]
 
   /// Follows the batch's schema events in `catalog`, in order, since they say how later
-  /// records decode; notes each other event's schema and key.
+  /// records decode; notes each other event's schema and key. The catalog is asked once per
+  /// collection and schema version between two schema events, not once per event: copying its
+  /// entries cost a verification a fifth of this step.
   init(_ batch: [(lsn: UInt64, bytes: [UInt8])], _ catalog: inout ReplayCatalog) throws {
-    var plans: [(schema: CollectionSchema, key: Field)?] = []
-    plans.reserveCapacity(batch.count)
+    struct Version: Hashable {
+      var collection: UInt32
+      var schemaVersion: Int
+    }
+    var plans: [(schema: CollectionSchema, key: Field)] = []
+    var planOfEvent: [Int32] = []
+    planOfEvent.reserveCapacity(batch.count)
+    var known: [Version: Int32] = [:]
     for (lsn, bytes) in batch {
-      let plan: (CollectionSchema, Field)? = try bytes.withUnsafeBytes { raw in
+      let plan: Int32 = try bytes.withUnsafeBytes { raw in
         let header = try EventCodec.header(raw, lsn: lsn)
         if header.kind == .schema {
           try catalog.follow(schemaEvent: header)
-          return nil
+          // A new version may change the key of the collection's events to come.
+          known.removeAll()
+          return -1
         }
-        let current = try catalog.entry(for: header).versions.last?.schema
-        guard let current else { return nil }
-        return (try catalog.schema(for: header), current.primaryKey)
+        let version = Version(collection: header.collection, schemaVersion: header.schemaVersion)
+        if let plan = known[version] { return plan }
+        var plan: Int32 = -1
+        if let current = try catalog.entry(for: header).versions.last?.schema {
+          plans.append((try catalog.schema(for: header), current.primaryKey))
+          plan = Int32(plans.count - 1)
+        }
+        known[version] = plan
+        return plan
       }
-      plans.append(plan)
+      planOfEvent.append(plan)
     }
     self.plans = plans
+    self.planOfEvent = planOfEvent
   }
 
   /// Checks every event of `batch` (checksum, header, and its record as decoding would, without
@@ -178,7 +209,9 @@ private struct CheckingPlans: @unchecked Sendable {
   func check(_ batch: [(lsn: UInt64, bytes: [UInt8])]) throws -> [FollowedEvent?] {
     try ParallelMap.map(batch.count) { index in
       try batch[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
-        guard let (schema, keyField) = plans[index] else { return nil }
+        let plan = Int(planOfEvent[index])
+        guard plan >= 0 else { return nil }
+        let (schema, keyField) = plans[plan]
         let header = try EventCodec.header(raw, lsn: batch[index].lsn)
         if header.isUpsert {
           do {
@@ -193,20 +226,24 @@ private struct CheckingPlans: @unchecked Sendable {
   }
 }
 
-/// How far a replay has come: first the log is copied (counted in events), then the state is
-/// built (counted in records).
+/// How far a replay has come: first the log is copied (counted in events), or only checked by a
+/// verification, then the state is built (counted in records).
 public struct ReplayProgress: Sendable, Hashable {
   /// The two steps of a replay, in order.
   public enum Step: Sendable, Hashable {
     /// Copying and checking events; `completed` is the last LSN copied.
     case copyingLog
+    /// Checking events without copying them (a verification's replay); `completed` is the last
+    /// LSN checked.
+    case checkingLog
     /// Writing records and indexes; `completed` counts the records written.
     case buildingState
   }
 
   /// The step under way.
   public var step: Step
-  /// Events copied (`copyingLog`) or records written (`buildingState`) so far.
+  /// Events copied or checked (`copyingLog`, `checkingLog`) or records written (`buildingState`)
+  /// so far.
   public var completed: UInt64
   /// What the step has to do in all, in the same unit.
   public var total: UInt64
@@ -214,7 +251,11 @@ public struct ReplayProgress: Sendable, Hashable {
   /// The step and the count, for people: "building the state: 131,072 of 1,000,000 records".
   public var description: String {
     let (name, unit) =
-      step == .copyingLog ? ("copying the log", "events") : ("building the state", "records")
+      switch step {
+      case .copyingLog: ("copying the log", "events")
+      case .checkingLog: ("checking the log", "events")
+      case .buildingState: ("building the state", "records")
+      }
     return "\(name): \(completed.formatted()) of \(total.formatted()) \(unit)"
   }
 

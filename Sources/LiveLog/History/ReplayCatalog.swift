@@ -49,6 +49,12 @@ struct ReplayCatalog {
     return entry
   }
 
+  /// `entry(for:)`'s id, without copying the entry: asked once per event a replay follows.
+  mutating func id(for header: EventHeader) throws(StoreError) -> UInt32 {
+    if header.collection != 0, let id = entries[header.collection]?.id { return id }
+    return try entry(for: header).id
+  }
+
   /// The schema a record event was written with.
   mutating func schema(for header: EventHeader) throws(StoreError) -> CollectionSchema {
     let entry = try entry(for: header)

@@ -17,6 +17,11 @@ struct EventLog: Sendable {
     try txn.put(database, lsn, bytes, flags: .append)
   }
 
+  /// `append(_:at:_:)` of bytes read from another map.
+  func append(_ bytes: UnsafeRawBufferPointer, at lsn: UInt64, _ txn: WriteTransaction) throws {
+    try txn.put(database, lsn, bytes, flags: .append)
+  }
+
   /// Calls `body` with each event's raw bytes from `first` through `last`, in order, until it
   /// returns false; checks that LSNs are contiguous and that none is missing. Every other reader of
   /// the log is built on this one.

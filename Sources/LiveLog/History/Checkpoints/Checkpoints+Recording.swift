@@ -6,6 +6,15 @@ extension Checkpoints {
   /// `interval`. Every commit calls it after appending its events, so it reads just those; the
   /// first writable open of a store made before checkpoints reads the whole log once.
   func record(through last: UInt64, log: EventLog, interval: UInt64, _ txn: WriteTransaction) throws {
+    try record(through: last, log: log, reading: txn, interval: interval, txn)
+  }
+
+  /// `record(through:log:interval:_:)` with the log read in `events`, which may be another
+  /// store's (a verification's scratch store holds no copy of the log it summarizes).
+  private func record(
+    through last: UInt64, log: EventLog, reading events: some ReadableTransaction, interval: UInt64,
+    _ txn: WriteTransaction
+  ) throws {
     let stored = try self.header(txn)
     var header = stored ?? Header(interval: max(interval, 1), through: 0)
     guard header.through <= last else {
@@ -18,8 +27,8 @@ extension Checkpoints {
       return
     }
     var recorder = Recorder(checkpoints: self, interval: header.interval)
-    try log.forEachRaw(from: header.through + 1, through: last, txn) { lsn, bytes in
-      try recorder.follow(try EventCodec.header(bytes, lsn: lsn), log: log, txn)
+    try log.forEachRaw(from: header.through + 1, through: last, events) { lsn, bytes in
+      try recorder.follow(try EventCodec.header(bytes, lsn: lsn), log: log, reading: events, txn)
       return true
     }
     header.through = last
@@ -28,10 +37,15 @@ extension Checkpoints {
 
   /// Empties the database and summarizes the whole log again with `interval`, in transactions of
   /// `eventsPerTransaction` events: what a replay does once it has copied the log.
+  ///
+  /// `source`, when given, is where the log is read instead of `environment`, through its `last`
+  /// event: a verification's scratch store summarizes the live log as of its snapshot rather than
+  /// copying it first.
   func rebuild(
-    log: EventLog, interval: UInt64, environment: Environment, eventsPerTransaction: UInt64 = 200_000
+    log: EventLog, interval: UInt64, environment: Environment,
+    source: (snapshot: Snapshot, last: UInt64)? = nil, eventsPerTransaction: UInt64 = 200_000
   ) throws {
-    let last = try environment.read { try log.lastLSN($0) }
+    let last = try source?.last ?? environment.read { try log.lastLSN($0) }
     try environment.write { txn in
       try txn.removeAll(database)
       try setHeader(Header(interval: max(interval, 1), through: 0), txn)
@@ -39,7 +53,15 @@ extension Checkpoints {
     var done: UInt64 = 0
     while done < last {
       let end = min(last, done + eventsPerTransaction)
-      try environment.write { txn in try record(through: end, log: log, interval: interval, txn) }
+      if let source {
+        try source.snapshot.read { events in
+          try environment.write { txn in
+            try record(through: end, log: log, reading: events, interval: interval, txn)
+          }
+        }
+      } else {
+        try environment.write { txn in try record(through: end, log: log, interval: interval, txn) }
+      }
       done = end
     }
   }
@@ -59,7 +81,9 @@ extension Checkpoints {
       var number: UInt64
     }
 
-    mutating func follow(_ header: EventHeader, log: EventLog, _ txn: WriteTransaction) throws {
+    mutating func follow(
+      _ header: EventHeader, log: EventLog, reading events: some ReadableTransaction, _ txn: WriteTransaction
+    ) throws {
       guard header.kind != .schema else { return }
       let database = checkpoints.database
       let collection = Checkpoints.collectionID(header)
@@ -88,7 +112,7 @@ extension Checkpoints {
       }
       var slots: [UInt16] = []
       if header.isUpsert {
-        let old = try log.record(at: previous, txn)
+        let old = try log.record(at: previous, events)
         do {
           slots = try RecordSlots.changed(old, header.payload).map { UInt16($0) }
         } catch {

@@ -39,7 +39,11 @@ extension Store {
   /// a store and its replay hold the same checkpoints. Source checkpoints whose header does not
   /// read are what a repair rebuilds (`Store.repairRebuilds`): their interval is then the
   /// source's option, as for a store made before checkpoints.
-  func rebuildCheckpoints(like source: Store) throws {
+  ///
+  /// `log`, when given, is the source's log as of a snapshot, through its `last` event, which
+  /// the checkpoints then summarize: the target holds no copy of it (a verification's).
+  func rebuildCheckpoints(like source: Store, log sourceLog: (snapshot: Snapshot, last: UInt64)? = nil) throws
+  {
     guard let checkpoints else { return }
     var interval: UInt64?
     do {
@@ -49,6 +53,7 @@ extension Store {
     } catch is StoreError {
     } catch let error as LMDBError where error.isDamagedPage {}
     try checkpoints.rebuild(
-      log: log, interval: interval ?? source.options.checkpointInterval, environment: environment)
+      log: sourceLog == nil ? log : source.log, interval: interval ?? source.options.checkpointInterval,
+      environment: environment, source: sourceLog)
   }
 }
