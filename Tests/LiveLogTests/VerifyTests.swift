@@ -145,6 +145,69 @@ import Testing
     #expect(report.digest == (try store.digest()))
   }
 
+  /// The fingerprint read from a record's bytes in place (`StateContent.fingerprint(ofRecord:)`)
+  /// equals the one the index reader computes (`IndexEntry.fingerprint`) for the entries the
+  /// writer files for the decoded record (`IndexEntries`): over generated records of every type,
+  /// text that is not ASCII, ASCII text with capitals and NUL bytes, and records stored with
+  /// fewer slots than the schema has (written before fields were added), whose missing fields
+  /// file nil's entries. A value of the wrong type in an indexed field is refused.
+  @Test func fingerprintsReadFromRecordBytesEqualThoseOfTheFiledEntries() throws {
+    let schema = GeneratedCollection.schema
+    let title = try #require(schema.field(named: "title")).position
+    let owner = try #require(schema.field(named: "owner.name")).position
+    var random = SplitMix64(seed: 21)
+    var scratch = StateContent.FingerprintScratch()
+    let none = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+    for index in 0..<3_000 {
+      var values = GeneratedCollection.record(index, &random)
+      switch index % 3 {
+      case 1: values = Array(values.prefix(Int(random.next() % UInt64(values.count)) + 1))
+      case 2:
+        values[title] = .string("Ab\u{0}CD-\(index)")
+        values[owner] = .string("\u{0}\u{0}X")
+      default: break
+      }
+      let row = Row(index + 1)
+      let bytes = RecordCodec.encode(values)
+      let read = try bytes.withUnsafeBytes {
+        try StateContent.fingerprint(ofRecord: $0, schema: schema, row: row, &scratch)
+      }
+      let entries = IndexEntries(
+        try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema) }, schema: schema)
+      var sum: UInt64 = 0
+      var count = 0
+      func add(_ part: (sum: UInt64, entries: Int)) {
+        sum &+= part.sum
+        count += part.entries
+      }
+      for posting in entries.trigrams {
+        let key = IndexKeys.trigramPrefix(UInt32(truncatingIfNeeded: posting >> 32))
+        let position = [UInt32(truncatingIfNeeded: posting)]
+        add(
+          key.withUnsafeBytes { key in
+            position.withUnsafeBufferPointer { StateContent.IndexEntry.fingerprint(.trigram, key, row, $0) }
+          })
+      }
+      for term in entries.terms {
+        add(term.withUnsafeBytes { StateContent.IndexEntry.fingerprint(.term, $0, row, none) })
+      }
+      for entry in entries.ordered {
+        var key = [entry.field]
+        entry.key.append(to: &key, width: Int(entry.width))
+        add(key.withUnsafeBytes { StateContent.IndexEntry.fingerprint(.ordered, $0, row, none) })
+      }
+      #expect(read.sum == sum && read.entries == count, "record \(index): \(values)")
+    }
+    var wrong = GeneratedCollection.record(0, &random)
+    wrong[title] = .integer(7)
+    let bytes = RecordCodec.encode(wrong)
+    #expect(throws: MalformedBytes.self) {
+      try bytes.withUnsafeBytes {
+        try StateContent.fingerprint(ofRecord: $0, schema: schema, row: 1, &scratch)
+      }
+    }
+  }
+
   /// A verification's replay copies no log (`Replayer.copiesLog`): its target's log stays empty,
   /// its progress says the log is checked, and its checkpoints, summarized from the source's log,
   /// equal the source's and those of a replay that copies the log.

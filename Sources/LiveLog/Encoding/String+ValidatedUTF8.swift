@@ -22,8 +22,13 @@ extension String {
   }
 
   /// Whether `bytes` are valid UTF-8, as `validated(utf8:)` decides, without making a string when
-  /// they are ASCII (eight bytes at a time), which most text is.
+  /// they are ASCII, which most text is.
   static func isValid(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    isASCII(utf8: bytes) || validated(utf8: bytes) != nil
+  }
+
+  /// Whether every byte is ASCII (read eight at a time): text whose `[cd]` fold is a lowercasing.
+  static func isASCII(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     let raw = UnsafeRawBufferPointer(bytes)
     var index = 0
     var high: UInt64 = 0
@@ -35,7 +40,7 @@ extension String {
       high |= UInt64(raw[index])
       index += 1
     }
-    return high & 0x8080_8080_8080_8080 == 0 || validated(utf8: bytes) != nil
+    return high & 0x8080_8080_8080_8080 == 0
   }
 
   /// `validated(utf8:)` of an array's bytes.

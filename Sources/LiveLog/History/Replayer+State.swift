@@ -119,9 +119,13 @@ extension Replayer {
             var scratch = StateContent.FingerprintScratch()
             for index in part {
               let row = chunk[index].row
-              let values = try collection.values(records.value[index], row: UInt64(row))
-              let (sum, count) = StateContent.fingerprint(
-                of: values, fields: collection.schema.fields, row: row, &scratch)
+              let (sum, count): (UInt64, Int)
+              do {
+                (sum, count) = try StateContent.fingerprint(
+                  ofRecord: records.value[index], schema: collection.schema, row: row, &scratch)
+              } catch {
+                throw StoreError.corruptState(reason: "\(collection.name): record at row \(row): \(error)")
+              }
               fingerprints.add(sum: sum, entries: count, row: row)
             }
             return fingerprints

@@ -135,7 +135,7 @@ extension StateContent {
     return fingerprints
   }
 
-  /// Buffers `fingerprint(of:fields:row:_:)` reuses from one record to the next.
+  /// Buffers `fingerprint(ofRecord:schema:row:_:)` reuses from one record to the next.
   struct FingerprintScratch {
     var terms: [UInt64] = []
     var term: [UInt8] = []
@@ -143,47 +143,116 @@ extension StateContent {
   }
 
   /// The sum of the hashes (as `IndexEntry.fingerprint` gives them) of the entries an index
-  /// built from a record whose values (by slot) are `values` holds for it at `row`, for the
-  /// indexes of `fields`, and their number (as `IndexEntry.fingerprint` counts them): one per
-  /// trigram posting, one per distinct term, one per ordered value. What `indexFingerprints`
-  /// reads for that row, computed without building the index.
+  /// built from the encoded record `bytes` under `schema` holds for it at `row`, and their number
+  /// (as `IndexEntry.fingerprint` counts them): one per trigram posting, one per distinct term,
+  /// one per ordered value. What `indexFingerprints` reads for that row, computed without
+  /// building the index.
+  ///
+  /// The record is read in place: text that is all ASCII (most of it) is hashed from its stored
+  /// bytes, without the `String`s decoding the record makes, and fields without an index are
+  /// skipped. What it reads it checks as decoding does (tags, lengths, UTF-8, each value's type);
+  /// a verification has checked every event's record whole besides.
   static func fingerprint(
-    of values: [FieldValue], fields: [Field], row: Row, _ scratch: inout FingerprintScratch
-  ) -> (sum: UInt64, entries: Int) {
-    let none = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
+    ofRecord bytes: UnsafeRawBufferPointer, schema: CollectionSchema, row: Row,
+    _ scratch: inout FingerprintScratch
+  ) throws(MalformedBytes) -> (sum: UInt64, entries: Int) {
+    var sums = EntrySums(row: row, scratch: &scratch)
+    // The buffer a term is built in, apart from the sums that take it.
+    var term: [UInt8] = []
+    swap(&term, &scratch.term)
+    defer {
+      sums.return(to: &scratch)
+      swap(&term, &scratch.term)
+    }
+    var reader = ByteReader(bytes)
+    let stored = try RecordCodec.readHeader(&reader)
+    for slot in 0..<stored {
+      guard slot < schema.slotCount, let field = schema.field(atSlot: slot), !field.indexes.isEmpty else {
+        _ = try RecordCodec.skipValue(&reader)
+        continue
+      }
+      var text = reader
+      if field.type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
+        let run = try text.readLengthPrefixed()
+        let utf8 = UnsafeBufferPointer(
+          start: run.baseAddress?.assumingMemoryBound(to: UInt8.self), count: run.count)
+        if String.isASCII(utf8: utf8) {
+          IndexEntries.forEach(ascii: utf8, field: field, scratch: &term, into: &sums)
+          reader = text
+          continue
+        }
+      }
+      let value = try RecordCodec.readValue(&reader)
+      guard value.fits(field.type) else {
+        throw MalformedBytes(
+          offset: reader.offset, reason: "field \(field.name) holds a value of the wrong type")
+      }
+      IndexEntries.forEach(of: value, field: field, scratch: &term, into: &sums)
+    }
+    guard reader.isAtEnd else {
+      throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
+    }
+    // Fields past the stored slots hold nil, which files entries too.
+    for field in schema.fields where field.position >= stored && !field.indexes.isEmpty {
+      IndexEntries.forEach(of: .null, field: field, scratch: &term, into: &sums)
+    }
+    return sums.total()
+  }
+
+  /// The hashes of one row's entries, summed as `IndexEntries.forEach` lists them.
+  private struct EntrySums: IndexEntrySink {
+    let row: Row
+    let seed: UInt64
     var sum: UInt64 = 0
     var count = 0
-    let seed = IndexEntry.rowSeed(row)
-    // The buffers taken out of `scratch` while the closures fill them, and put back after.
-    var terms: [UInt64] = []
-    var key: [UInt8] = []
-    swap(&terms, &scratch.terms)
-    swap(&key, &scratch.key)
-    defer {
+    /// The terms' hashes, summed once each at the end (a list may repeat a term).
+    var terms: [UInt64]
+    /// The buffer an ordered key is built in.
+    var key: [UInt8]
+
+    /// Sums for `row`, with its buffers taken out of `scratch` (and put back by `return(to:)`).
+    init(row: Row, scratch: inout FingerprintScratch) {
+      self.row = row
+      seed = IndexEntry.rowSeed(row)
+      terms = []
+      key = []
+      swap(&terms, &scratch.terms)
+      swap(&key, &scratch.key)
+      terms.removeAll(keepingCapacity: true)
+    }
+
+    mutating func `return`(to scratch: inout FingerprintScratch) {
       swap(&terms, &scratch.terms)
       swap(&key, &scratch.key)
     }
-    terms.removeAll(keepingCapacity: true)
-    IndexEntries.forEach(
-      in: values, fields: fields, scratch: &scratch.term,
-      trigram: { posting in
-        sum &+= IndexEntry.trigramPosting(posting, seed: seed)
-        count += 1
-      },
-      // A term's hash covers its bytes, so equal hashes are a repeated term (a list's).
-      term: { terms.append(IndexEntry.hash(.term, $0, row, none) | 1) },
-      ordered: { entry in
-        key.removeAll(keepingCapacity: true)
-        key.append(entry.field)
-        entry.key.append(to: &key, width: Int(entry.width))
-        sum &+= key.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, none) } | 1
-        count += 1
-      })
-    if terms.count > 1 { terms.sort() }
-    for (index, hash) in terms.enumerated() where index == 0 || terms[index - 1] != hash {
-      sum &+= hash
+
+    mutating func trigram(_ posting: UInt64) {
+      sum &+= IndexEntry.trigramPosting(posting, seed: seed)
       count += 1
     }
-    return (sum, count)
+
+    // A term's hash covers its bytes, so equal hashes are a repeated term (a list's).
+    mutating func term(_ prefix: UnsafeRawBufferPointer) {
+      terms.append(IndexEntry.hash(.term, prefix, row, Self.none) | 1)
+    }
+
+    mutating func ordered(_ entry: OrderedEntry) {
+      key.removeAll(keepingCapacity: true)
+      key.append(entry.field)
+      entry.key.append(to: &key, width: Int(entry.width))
+      sum &+= key.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, Self.none) } | 1
+      count += 1
+    }
+
+    mutating func total() -> (sum: UInt64, entries: Int) {
+      if terms.count > 1 { terms.sort() }
+      for (index, hash) in terms.enumerated() where index == 0 || terms[index - 1] != hash {
+        sum &+= hash
+        count += 1
+      }
+      return (sum, count)
+    }
+
+    private static var none: UnsafeBufferPointer<UInt32> { UnsafeBufferPointer(start: nil, count: 0) }
   }
 }

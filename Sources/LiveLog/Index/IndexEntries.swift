@@ -20,13 +20,19 @@ struct IndexEntries: Equatable, Sendable {
 
   /// The entries for the indexes of `fields` only.
   init(_ values: [FieldValue], fields: [Field]) {
-    var trigrams: [UInt64] = []
-    var terms: [[UInt8]] = []
-    var ordered: [OrderedEntry] = []
+    struct Collector: IndexEntrySink {
+      var trigrams: [UInt64] = []
+      var terms: [[UInt8]] = []
+      var ordered: [OrderedEntry] = []
+      mutating func trigram(_ posting: UInt64) { trigrams.append(posting) }
+      mutating func term(_ prefix: UnsafeRawBufferPointer) { terms.append(Array(prefix)) }
+      mutating func ordered(_ entry: OrderedEntry) { ordered.append(entry) }
+    }
+    var collector = Collector()
     var scratch: [UInt8] = []
-    Self.forEach(
-      in: values, fields: fields, scratch: &scratch, trigram: { trigrams.append($0) },
-      term: { terms.append(Array($0)) }, ordered: { ordered.append($0) })
+    Self.forEach(in: values, fields: fields, scratch: &scratch, into: &collector)
+    var (trigrams, terms, ordered) = (collector.trigrams, collector.terms, collector.ordered)
+    collector = Collector()
     trigrams.sort()
     // Most records file one term per field, already in field order; lists may repeat a value.
     if !terms.indices.dropFirst().allSatisfy({ TextMatching.compare(terms[$0 - 1], terms[$0]) < 0 }) {
@@ -38,29 +44,61 @@ struct IndexEntries: Equatable, Sendable {
     self.ordered = ordered
   }
 
-  /// Calls `trigram`, `term` and `ordered` with what the indexes of `fields` file for a record
-  /// whose values (by slot) are `values`: trigram postings field by field, each field's in the
-  /// order of its text; terms as `IndexKeys.forEachTerm` gives them (a list may give one twice),
-  /// through `scratch`; one value per ordered field, with row 0. `IndexEntries` and the
-  /// fingerprints a verification computes (`StateContent.fingerprint`) both list entries here.
+  /// Hands `sink` what the indexes of `fields` file for a record whose values (by slot) are
+  /// `values`: trigram postings field by field, each field's in the order of its text; terms as
+  /// `IndexKeys.forEachTerm` gives them (a list may give one twice), through `scratch`; one value
+  /// per ordered field, with row 0. `IndexEntries` and the fingerprints a verification computes
+  /// (`StateContent.fingerprint`) both list entries here.
   static func forEach(
-    in values: [FieldValue], fields: [Field], scratch: inout [UInt8], trigram: (UInt64) -> Void,
-    term: (UnsafeRawBufferPointer) -> Void, ordered: (OrderedEntry) -> Void
+    in values: [FieldValue], fields: [Field], scratch: inout [UInt8], into sink: inout some IndexEntrySink
   ) {
     for field in fields where !field.indexes.isEmpty {
       let value = field.position < values.count ? values[field.position] : .null
-      if field.indexes.contains(.substring), case .string(let text) = value {
-        TrigramPostings.append(text, field: field.position, trigram)
-      }
-      if field.indexes.contains(.equality) {
-        IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch, term)
-      }
-      if field.indexes.contains(.ordered) {
-        ordered(
-          OrderedEntry(
-            field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
-            width: OrderedKey.width(of: field.type)))
-      }
+      forEach(of: value, field: field, scratch: &scratch, into: &sink)
+    }
+  }
+
+  /// `forEach(in:fields:scratch:into:)` for one field whose value is `value`.
+  @inline(__always)
+  static func forEach(
+    of value: FieldValue, field: Field, scratch: inout [UInt8], into sink: inout some IndexEntrySink
+  ) {
+    if field.indexes.contains(.substring), case .string(let text) = value {
+      TrigramPostings.append(text, field: field.position) { sink.trigram($0) }
+    }
+    if field.indexes.contains(.equality) {
+      IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch) { sink.term($0) }
+    }
+    if field.indexes.contains(.ordered) {
+      sink.ordered(
+        OrderedEntry(
+          field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
+          width: OrderedKey.width(of: field.type)))
+    }
+  }
+
+  /// `forEach(of:field:scratch:into:)` for a string field whose value's UTF-8 `bytes` are all
+  /// ASCII (`String.isASCII(utf8:)`), read where they are stored rather than made into a `String`;
+  /// an ordered string field still makes one.
+  @inline(__always)
+  static func forEach(
+    ascii bytes: UnsafeBufferPointer<UInt8>, field: Field, scratch: inout [UInt8],
+    into sink: inout some IndexEntrySink
+  ) {
+    if field.indexes.contains(.substring) {
+      TrigramPostings.append(ascii: bytes, field: field.position) { sink.trigram($0) }
+    }
+    if field.indexes.contains(.equality) {
+      scratch.removeAll(keepingCapacity: true)
+      IndexKeys.appendTermPrefix(field: field.position, ascii: bytes, to: &scratch)
+      scratch.withUnsafeBytes { sink.term($0) }
+    }
+    if field.indexes.contains(.ordered) {
+      let value = FieldValue.string(String(decoding: bytes, as: UTF8.self))
+      sink.ordered(
+        OrderedEntry(
+          field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
+          width: OrderedKey.width(of: field.type)))
     }
   }
 
@@ -74,6 +112,18 @@ struct IndexEntries: Equatable, Sendable {
     }
     return codes
   }
+}
+
+/// What `IndexEntries.forEach` hands a record's entries to, one by one. A sink rather than
+/// closures: the state a closure captures is checked for exclusive access at run time, entry by
+/// entry, which cost a verification's fingerprints a tenth of their time.
+protocol IndexEntrySink {
+  /// A trigram posting, `code << 32 | position`.
+  mutating func trigram(_ posting: UInt64)
+  /// An equality prefix (valid only during the call).
+  mutating func term(_ prefix: UnsafeRawBufferPointer)
+  /// An ordered value, with row 0.
+  mutating func ordered(_ entry: OrderedEntry)
 }
 
 /// The trigram postings of one field's text.
@@ -94,26 +144,9 @@ enum TrigramPostings {
     var handled = false
     // ASCII text (most of it): the `[cd]` fold is a lowercasing, and equals the `[c]` fold.
     text.utf8.withContiguousStorageIfAvailable { bytes in
-      var isASCII = true
-      for byte in bytes where byte >= 0x80 {
-        isASCII = false
-        break
-      }
-      guard isASCII else { return }
+      guard String.isASCII(utf8: bytes) else { return }
       handled = true
-      guard bytes.count >= 3 else { return }
-      @inline(__always) func lower(_ byte: UInt8) -> UInt32 {
-        UInt32(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-      }
-      let base = UInt32(field) << 24
-      var a = lower(bytes[0])
-      var b = lower(bytes[1])
-      for index in 2..<bytes.count {
-        let c = lower(bytes[index])
-        body(UInt64(base | a << 16 | b << 8 | c) << 32 | UInt64(index - 2))
-        a = b
-        b = c
-      }
+      append(ascii: bytes, field: field, body)
     }
     if handled { return }
     let folded = TextFolding.fold(text, TextFolding.all)
@@ -125,6 +158,25 @@ enum TrigramPostings {
     }
     if TextFolding.fold(text, .caseInsensitive) != folded {
       body(UInt64(IndexKeys.unplainCode(field: field)) << 32)
+    }
+  }
+
+  /// `append(_:field:_:)` of text whose UTF-8 `bytes` are all ASCII (`String.isASCII(utf8:)`):
+  /// its folds are a lowercasing, so no unplain marker follows.
+  @inline(__always)
+  static func append(ascii bytes: UnsafeBufferPointer<UInt8>, field: Int, _ body: (UInt64) -> Void) {
+    guard bytes.count >= 3 else { return }
+    @inline(__always) func lower(_ byte: UInt8) -> UInt32 {
+      UInt32(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+    }
+    let base = UInt32(field) << 24
+    var a = lower(bytes[0])
+    var b = lower(bytes[1])
+    for index in 2..<bytes.count {
+      let c = lower(bytes[index])
+      body(UInt64(base | a << 16 | b << 8 | c) << 32 | UInt64(index - 2))
+      a = b
+      b = c
     }
   }
 }

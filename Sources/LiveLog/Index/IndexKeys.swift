@@ -69,17 +69,15 @@ enum IndexKeys {
   /// Appends the equality prefix of `value` to `key`; ASCII text is folded on the way, without
   /// allocating.
   static func appendTermPrefix(field: Int, value: String, to key: inout [UInt8]) {
-    key.append(UInt8(truncatingIfNeeded: field))
     var value = value
-    let ascii: Bool? = value.withUTF8 { bytes in
-      for byte in bytes where byte >= 0x80 { return false }
-      for byte in bytes {
-        key.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-        if byte == 0 { key.append(0xFF) }
-      }
+    let ascii: Bool = value.withUTF8 { bytes in
+      guard String.isASCII(utf8: bytes) else { return false }
+      appendTermPrefix(field: field, ascii: bytes, to: &key)
       return true
     }
-    if ascii != true { appendEscaped(TextFolding.fold(value, TextFolding.all), to: &key) }
+    guard !ascii else { return }
+    key.append(UInt8(truncatingIfNeeded: field))
+    appendEscaped(TextFolding.fold(value, TextFolding.all), to: &key)
     key.append(0)
     key.append(0)
     value.withUTF8 { bytes in
@@ -90,6 +88,40 @@ enum IndexKeys {
     }
     key.append(0)
     key.append(0)
+  }
+
+  /// `appendTermPrefix(field:value:to:)` of a value whose UTF-8 `bytes` are all ASCII: its `[cd]`
+  /// fold is a lowercasing, written in one pass into room made once (the prefixes of every record
+  /// are built this way when the indexes are laid out or fingerprinted).
+  static func appendTermPrefix(field: Int, ascii bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
+    var zeros = 0
+    for byte in bytes where byte == 0 { zeros += 1 }
+    let start = key.count
+    let length = 1 + 2 * (bytes.count + zeros) + 4
+    key.append(contentsOf: repeatElement(0, count: length))
+    key.withUnsafeMutableBufferPointer { out in
+      var index = start
+      out[index] = UInt8(truncatingIfNeeded: field)
+      index += 1
+      for byte in bytes {
+        out[index] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+        index += 1
+        if byte == 0 {
+          out[index] = 0xFF
+          index += 1
+        }
+      }
+      // Two zeros end the fold (already there), then the exact value, then two zeros.
+      index += 2
+      for byte in bytes {
+        out[index] = byte
+        index += 1
+        if byte == 0 {
+          out[index] = 0xFF
+          index += 1
+        }
+      }
+    }
   }
 
   /// Calls `body` with the equality prefix of each term `value` files for `field` (each element
