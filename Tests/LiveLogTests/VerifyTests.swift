@@ -148,23 +148,30 @@ import Testing
   /// The fingerprint read from a record's bytes in place (`StateContent.fingerprint(ofRecord:)`)
   /// equals the one the index reader computes (`IndexEntry.fingerprint`) for the entries the
   /// writer files for the decoded record (`IndexEntries`): over generated records of every type,
-  /// text that is not ASCII, ASCII text with capitals and NUL bytes, and records stored with
-  /// fewer slots than the schema has (written before fields were added), whose missing fields
-  /// file nil's entries. A value of the wrong type in an indexed field is refused.
+  /// text that is not ASCII, ASCII text with capitals and NUL bytes, records stored with fewer
+  /// slots than the schema has (written before fields were added), whose missing fields file
+  /// nil's entries, or with more (a later schema's), and under a schema whose fields `kind`
+  /// (indexed) and `note` are retired. A value of the wrong type in an indexed field is refused.
   @Test func fingerprintsReadFromRecordBytesEqualThoseOfTheFiledEntries() throws {
-    let schema = GeneratedCollection.schema
-    let title = try #require(schema.field(named: "title")).position
-    let owner = try #require(schema.field(named: "owner.name")).position
+    let all = GeneratedCollection.schema
+    let retired = CollectionSchema(
+      name: all.name, primaryKey: all.primaryKey.name,
+      slotted: all.fields.filter { $0.name != "kind" && $0.name != "note" }, slotCount: all.slotCount)
+    #expect(retired.field(named: "kind") == nil && retired.slotCount == all.slotCount)
+    let title = try #require(all.field(named: "title")).position
+    let owner = try #require(all.field(named: "owner.name")).position
     var random = SplitMix64(seed: 21)
     var scratch = StateContent.FingerprintScratch()
     let none = UnsafeBufferPointer<UInt32>(start: nil, count: 0)
-    for index in 0..<3_000 {
+    for index in 0..<4_000 {
+      let schema = index % 2 == 0 ? all : retired
       var values = GeneratedCollection.record(index, &random)
-      switch index % 3 {
-      case 1: values = Array(values.prefix(Int(random.next() % UInt64(values.count)) + 1))
-      case 2:
+      switch index % 8 {
+      case 1, 2: values = Array(values.prefix(Int(random.next() % UInt64(values.count)) + 1))
+      case 3, 4:
         values[title] = .string("Ab\u{0}CD-\(index)")
         values[owner] = .string("\u{0}\u{0}X")
+      case 5, 6: values += [.string("Later"), .integer(5)]
       default: break
       }
       let row = Row(index + 1)
@@ -203,7 +210,7 @@ import Testing
     let bytes = RecordCodec.encode(wrong)
     #expect(throws: MalformedBytes.self) {
       try bytes.withUnsafeBytes {
-        try StateContent.fingerprint(ofRecord: $0, schema: schema, row: 1, &scratch)
+        try StateContent.fingerprint(ofRecord: $0, schema: all, row: 1, &scratch)
       }
     }
   }
@@ -221,7 +228,7 @@ import Testing
     replayer.copiesLog = false
     var steps: Set<ReplayProgress.Step> = []
     let fingerprints = try replayer.run(through: version) { steps.insert($0.step) }
-    #expect(steps == [.checkingLog, .buildingState])
+    #expect(steps == [.copyingLog, .buildingState])
     #expect(try scratch.environment.read { try scratch.log.lastLSN($0) } == 0)
     #expect(try scratch.environment.read { try $0.get(scratch.meta, StoreLayout.incompleteReplayKey) } != nil)
     // The marker is not content (verify removes it too).
@@ -239,6 +246,11 @@ import Testing
     var scratchWithoutLog = scratchDigest.databases
     scratchWithoutLog[StoreLayout.log] = nil
     #expect(scratchWithoutLog == withoutLog)
+    // Verify's progress says what its first step does.
+    var phases: [String] = []
+    #expect(try store.verify(scratchParent: directory.path) { phase, _, _ in phases.append(phase) }.passed)
+    #expect(phases.first?.hasPrefix("checking the log: ") == true, "\(phases)")
+    #expect(!phases.contains { $0.contains("copying") }, "\(phases)")
   }
 
   /// An entry of the live log outside its events `1 ... version` (key 0, which no replay reads)

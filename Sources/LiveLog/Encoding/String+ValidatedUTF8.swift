@@ -24,12 +24,11 @@ extension String {
   /// Whether `bytes` are valid UTF-8, as `validated(utf8:)` decides, without making a string when
   /// they are ASCII, which most text is.
   static func isValid(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    isASCII(utf8: bytes) || validated(utf8: bytes) != nil
+    isASCII(utf8: UnsafeRawBufferPointer(bytes)) || validated(utf8: bytes) != nil
   }
 
   /// Whether every byte is ASCII (read eight at a time): text whose `[cd]` fold is a lowercasing.
-  static func isASCII(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    let raw = UnsafeRawBufferPointer(bytes)
+  static func isASCII(utf8 raw: UnsafeRawBufferPointer) -> Bool {
     var index = 0
     var high: UInt64 = 0
     while index + 8 <= raw.count {

@@ -71,10 +71,12 @@ extension Store {
     // the checkpoints compare without it; only naming a difference reads it (below).
     replayer.copiesLog = false
     let fingerprints = try replayer.run(through: version) {
-      progress($0.description, $0.completed, $0.total)
+      // The first step checks the log, copying nothing.
+      let step = $0.step == .copyingLog ? $0.description(naming: "checking the log") : $0.description
+      progress(step, $0.completed, $0.total)
     }
-    // The marker a replay without indexes leaves is not content: the scratch store, gone from
-    // its directory, is never opened again.
+    // The marker a replay without indexes or log leaves is not content: the scratch store, gone
+    // from its directory, is never opened again.
     try rebuilt.environment.write { txn in _ = try txn.delete(rebuilt.meta, StoreLayout.incompleteReplayKey) }
     // A replay's log is the live one's events 1 ... version copied byte for byte (events are
     // never rewritten, only appended after), all of which the replay checked: the live log's

@@ -3,7 +3,8 @@ import LMDB
 /// Rebuilds a store's materialized state — every collection's records, rows and indexes, and
 /// the catalog — from its log.
 ///
-/// The events are copied byte for byte into the new store's log while the replayer follows, in
+/// The events are copied byte for byte into the new store's log (unless `copiesLog` is false: a
+/// verification's replay checks them without copying) while the replayer follows, in
 /// memory, the collections and their schemas (from schema events) and where each record ends:
 /// its row and its last version. Only then is the state written, once per surviving record, in
 /// row order, one segment of the indexes per transaction, each laid out in memory and appended.
@@ -54,8 +55,9 @@ struct Replayer {
         try target.catalog.setStamp(catalog.versionCount, txn)
       }
     }
-    // The checkpoints read the copied log alone: with indexes, they are written while the first
-    // segment of the state is laid out on the other threads.
+    // The checkpoints read the copied log alone (or, without a copy, the source's as of the
+    // snapshot): they are written while the first segment of the state is laid out, or
+    // fingerprinted, on the other threads.
     let fingerprints = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress) {
       try target.rebuildCheckpoints(like: source, log: copiesLog ? nil : (snapshot, last))
     }
@@ -125,9 +127,7 @@ struct Replayer {
               for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
             }
           }
-          progress(
-            ReplayProgress(
-              step: copiesLog ? .copyingLog : .checkingLog, completed: batch.last?.lsn ?? 0, total: last))
+          progress(ReplayProgress(step: .copyingLog, completed: batch.last?.lsn ?? 0, total: last))
         } catch {
           // The next batch's check is not left running.
           _ = try? upcoming?.checked.value()
@@ -170,14 +170,14 @@ private struct CheckingPlans: @unchecked Sendable {
   /// collection and schema version between two schema events, not once per event: copying its
   /// entries cost a verification a fifth of this step.
   init(_ batch: [(lsn: UInt64, bytes: [UInt8])], _ catalog: inout ReplayCatalog) throws {
-    struct Version: Hashable {
+    struct PlanKey: Hashable {
       var collection: UInt32
       var schemaVersion: Int
     }
     var plans: [(schema: CollectionSchema, key: Field)] = []
     var planOfEvent: [Int32] = []
     planOfEvent.reserveCapacity(batch.count)
-    var known: [Version: Int32] = [:]
+    var known: [PlanKey: Int32] = [:]
     for (lsn, bytes) in batch {
       let plan: Int32 = try bytes.withUnsafeBytes { raw in
         let header = try EventCodec.header(raw, lsn: lsn)
@@ -187,7 +187,7 @@ private struct CheckingPlans: @unchecked Sendable {
           known.removeAll()
           return -1
         }
-        let version = Version(collection: header.collection, schemaVersion: header.schemaVersion)
+        let version = PlanKey(collection: header.collection, schemaVersion: header.schemaVersion)
         if let plan = known[version] { return plan }
         var plan: Int32 = -1
         if let current = try catalog.entry(for: header).versions.last?.schema {
@@ -226,37 +226,33 @@ private struct CheckingPlans: @unchecked Sendable {
   }
 }
 
-/// How far a replay has come: first the log is copied (counted in events), or only checked by a
-/// verification, then the state is built (counted in records).
+/// How far a replay has come: first the log is copied (counted in events), then the state is
+/// built (counted in records).
 public struct ReplayProgress: Sendable, Hashable {
   /// The two steps of a replay, in order.
   public enum Step: Sendable, Hashable {
     /// Copying and checking events; `completed` is the last LSN copied.
     case copyingLog
-    /// Checking events without copying them (a verification's replay); `completed` is the last
-    /// LSN checked.
-    case checkingLog
     /// Writing records and indexes; `completed` counts the records written.
     case buildingState
   }
 
   /// The step under way.
   public var step: Step
-  /// Events copied or checked (`copyingLog`, `checkingLog`) or records written (`buildingState`)
-  /// so far.
+  /// Events copied (`copyingLog`) or records written (`buildingState`) so far.
   public var completed: UInt64
   /// What the step has to do in all, in the same unit.
   public var total: UInt64
 
   /// The step and the count, for people: "building the state: 131,072 of 1,000,000 records".
   public var description: String {
-    let (name, unit) =
-      switch step {
-      case .copyingLog: ("copying the log", "events")
-      case .checkingLog: ("checking the log", "events")
-      case .buildingState: ("building the state", "records")
-      }
-    return "\(name): \(completed.formatted()) of \(total.formatted()) \(unit)"
+    description(naming: step == .copyingLog ? "copying the log" : "building the state")
+  }
+
+  /// The description with the step called `name`: a verification's replay checks the log
+  /// without copying it (`Replayer.copiesLog`).
+  func description(naming name: String) -> String {
+    "\(name): \(completed.formatted()) of \(total.formatted()) \(step == .copyingLog ? "events" : "records")"
   }
 
   /// The share of the step done, from 0 to 1.

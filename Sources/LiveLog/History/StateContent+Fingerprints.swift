@@ -161,21 +161,19 @@ extension StateContent {
     var term: [UInt8] = []
     swap(&term, &scratch.term)
     defer {
-      sums.return(to: &scratch)
+      sums.giveBack(to: &scratch)
       swap(&term, &scratch.term)
     }
     var reader = ByteReader(bytes)
     let stored = try RecordCodec.readHeader(&reader)
     for slot in 0..<stored {
-      guard slot < schema.slotCount, let field = schema.field(atSlot: slot), !field.indexes.isEmpty else {
+      guard let field = schema.field(atSlot: slot), !field.indexes.isEmpty else {
         _ = try RecordCodec.skipValue(&reader)
         continue
       }
       var text = reader
       if field.type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
-        let run = try text.readLengthPrefixed()
-        let utf8 = UnsafeBufferPointer(
-          start: run.baseAddress?.assumingMemoryBound(to: UInt8.self), count: run.count)
+        let utf8 = try text.readLengthPrefixed()
         if String.isASCII(utf8: utf8) {
           IndexEntries.forEach(ascii: utf8, field: field, scratch: &term, into: &sums)
           reader = text
@@ -210,7 +208,7 @@ extension StateContent {
     /// The buffer an ordered key is built in.
     var key: [UInt8]
 
-    /// Sums for `row`, with its buffers taken out of `scratch` (and put back by `return(to:)`).
+    /// Sums for `row`, with its buffers taken out of `scratch` (and put back by `giveBack(to:)`).
     init(row: Row, scratch: inout FingerprintScratch) {
       self.row = row
       seed = IndexEntry.rowSeed(row)
@@ -221,7 +219,7 @@ extension StateContent {
       terms.removeAll(keepingCapacity: true)
     }
 
-    mutating func `return`(to scratch: inout FingerprintScratch) {
+    mutating func giveBack(to scratch: inout FingerprintScratch) {
       swap(&terms, &scratch.terms)
       swap(&key, &scratch.key)
     }

@@ -32,6 +32,7 @@ struct IndexEntries: Equatable, Sendable {
     var scratch: [UInt8] = []
     Self.forEach(in: values, fields: fields, scratch: &scratch, into: &collector)
     var (trigrams, terms, ordered) = (collector.trigrams, collector.terms, collector.ordered)
+    // Its arrays released, so that sorting the copies taken above does not copy them again.
     collector = Collector()
     trigrams.sort()
     // Most records file one term per field, already in field order; lists may repeat a value.
@@ -78,11 +79,11 @@ struct IndexEntries: Equatable, Sendable {
   }
 
   /// `forEach(of:field:scratch:into:)` for a string field whose value's UTF-8 `bytes` are all
-  /// ASCII (`String.isASCII(utf8:)`), read where they are stored rather than made into a `String`;
-  /// an ordered string field still makes one.
+  /// ASCII (`String.isASCII(utf8:)`), read where they are stored rather than made into a
+  /// `String`. A string field has no ordered index (`FieldType.allowedIndexes`).
   @inline(__always)
   static func forEach(
-    ascii bytes: UnsafeBufferPointer<UInt8>, field: Field, scratch: inout [UInt8],
+    ascii bytes: UnsafeRawBufferPointer, field: Field, scratch: inout [UInt8],
     into sink: inout some IndexEntrySink
   ) {
     if field.indexes.contains(.substring) {
@@ -92,13 +93,6 @@ struct IndexEntries: Equatable, Sendable {
       scratch.removeAll(keepingCapacity: true)
       IndexKeys.appendTermPrefix(field: field.position, ascii: bytes, to: &scratch)
       scratch.withUnsafeBytes { sink.term($0) }
-    }
-    if field.indexes.contains(.ordered) {
-      let value = FieldValue.string(String(decoding: bytes, as: UTF8.self))
-      sink.ordered(
-        OrderedEntry(
-          field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
-          width: OrderedKey.width(of: field.type)))
     }
   }
 
@@ -112,18 +106,6 @@ struct IndexEntries: Equatable, Sendable {
     }
     return codes
   }
-}
-
-/// What `IndexEntries.forEach` hands a record's entries to, one by one. A sink rather than
-/// closures: the state a closure captures is checked for exclusive access at run time, entry by
-/// entry, which cost a verification's fingerprints a tenth of their time.
-protocol IndexEntrySink {
-  /// A trigram posting, `code << 32 | position`.
-  mutating func trigram(_ posting: UInt64)
-  /// An equality prefix (valid only during the call).
-  mutating func term(_ prefix: UnsafeRawBufferPointer)
-  /// An ordered value, with row 0.
-  mutating func ordered(_ entry: OrderedEntry)
 }
 
 /// The trigram postings of one field's text.
@@ -144,6 +126,7 @@ enum TrigramPostings {
     var handled = false
     // ASCII text (most of it): the `[cd]` fold is a lowercasing, and equals the `[c]` fold.
     text.utf8.withContiguousStorageIfAvailable { bytes in
+      let bytes = UnsafeRawBufferPointer(bytes)
       guard String.isASCII(utf8: bytes) else { return }
       handled = true
       append(ascii: bytes, field: field, body)
@@ -164,7 +147,7 @@ enum TrigramPostings {
   /// `append(_:field:_:)` of text whose UTF-8 `bytes` are all ASCII (`String.isASCII(utf8:)`):
   /// its folds are a lowercasing, so no unplain marker follows.
   @inline(__always)
-  static func append(ascii bytes: UnsafeBufferPointer<UInt8>, field: Int, _ body: (UInt64) -> Void) {
+  static func append(ascii bytes: UnsafeRawBufferPointer, field: Int, _ body: (UInt64) -> Void) {
     guard bytes.count >= 3 else { return }
     @inline(__always) func lower(_ byte: UInt8) -> UInt32 {
       UInt32(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)

@@ -71,6 +71,7 @@ enum IndexKeys {
   static func appendTermPrefix(field: Int, value: String, to key: inout [UInt8]) {
     var value = value
     let ascii: Bool = value.withUTF8 { bytes in
+      let bytes = UnsafeRawBufferPointer(bytes)
       guard String.isASCII(utf8: bytes) else { return false }
       appendTermPrefix(field: field, ascii: bytes, to: &key)
       return true
@@ -93,7 +94,7 @@ enum IndexKeys {
   /// `appendTermPrefix(field:value:to:)` of a value whose UTF-8 `bytes` are all ASCII: its `[cd]`
   /// fold is a lowercasing, written in one pass into room made once (the prefixes of every record
   /// are built this way when the indexes are laid out or fingerprinted).
-  static func appendTermPrefix(field: Int, ascii bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
+  static func appendTermPrefix(field: Int, ascii bytes: UnsafeRawBufferPointer, to key: inout [UInt8]) {
     var zeros = 0
     for byte in bytes where byte == 0 { zeros += 1 }
     let start = key.count

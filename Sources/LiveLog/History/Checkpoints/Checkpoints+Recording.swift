@@ -36,7 +36,8 @@ extension Checkpoints {
   }
 
   /// Empties the database and summarizes the whole log again with `interval`, in transactions of
-  /// `eventsPerTransaction` events: what a replay does once it has copied the log.
+  /// `eventsPerTransaction` events: what a replay does once it has copied the log (or, for a
+  /// verification, read from the source; see `source`).
   ///
   /// `source`, when given, is where the log is read instead of `environment`, through its `last`
   /// event: a verification's scratch store summarizes the live log as of its snapshot rather than

@@ -35,7 +35,8 @@ extension Store {
     } while done < last
   }
 
-  /// Rebuilds the checkpoints of a replay's target, whose log is copied, with `source`'s interval:
+  /// Rebuilds the checkpoints of a replay's target from its copied log (or the source's, below),
+  /// with `source`'s interval:
   /// a store and its replay hold the same checkpoints. Source checkpoints whose header does not
   /// read are what a repair rebuilds (`Store.repairRebuilds`): their interval is then the
   /// source's option, as for a store made before checkpoints.
