@@ -59,6 +59,9 @@ struct Replayer {
     // snapshot): they are written while the first segment of the state is laid out, or
     // fingerprinted, on the other threads.
     let fingerprints = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress) {
+      // Without a copy, the summary reads the source's log in `snapshot` beside the threads that
+      // read records from it; the copy read that log in `snapshot` first, so that the
+      // transaction's one write on a first cursor is done (`prepareForReadsOnEveryCore`).
       try target.rebuildCheckpoints(like: source, log: copiesLog ? nil : (snapshot, last))
     }
     // A target without its indexes or its log stays marked unfinished: opened, it would answer
