@@ -81,20 +81,15 @@ extension Store {
     // A replay's log is the live one's events 1 ... version copied byte for byte (events are
     // never rewritten, only appended after), all of which the replay checked: the live log's
     // digest stands for it. Unless the live log holds other entries too (a key outside them,
-    // which the replay's walk skips): the copy is then written and hashed, so that the
-    // comparison names the difference.
+    // which the replay's walk skips): the scratch digest then has no log, so the digests
+    // disagree and the comparison below, with the copy written, names the difference.
     let logName = rebuilt.log.database.name
     var rebuiltDigest = try rebuilt.read {
       try rebuilt.digest($0, $1, indexFingerprints: fingerprints, skipping: [logName])
     }
     let digest = try liveDigest.value()
-    var logCopied = false
     if let liveLog = digest.databases[log.database.name], liveLog.entries == version {
       rebuiltDigest.databases[logName] = liveLog
-    } else {
-      try copyLog(through: version, from: live, into: rebuilt)
-      logCopied = true
-      rebuiltDigest = try rebuilt.read { try rebuilt.digest($0, $1, indexFingerprints: fingerprints) }
     }
     // The replay checked every event as `checkLog` does (checksum, contiguous LSNs from 1, each
     // version link) and more (each link names the key's current version), so the log is not read
@@ -106,7 +101,7 @@ extension Store {
       return VerificationReport(events: events, digest: digest, difference: nil)
     }
     // Entry by entry needs the scratch's log and indexes themselves.
-    if !logCopied { try copyLog(through: version, from: live, into: rebuilt) }
+    try copyLog(through: version, from: live, into: rebuilt)
     let copyState = try rebuilt.catalog.refresh()
     try rebuilt.environment.write { txn in
       for collection in copyState.all { try collection.rebuildIndexes(txn) }

@@ -48,8 +48,9 @@ struct IndexEntries: Equatable, Sendable {
   /// Hands `sink` what the indexes of `fields` file for a record whose values (by slot) are
   /// `values`: trigram postings field by field, each field's in the order of its text; terms as
   /// `IndexKeys.forEachTerm` gives them (a list may give one twice), through `scratch`; one value
-  /// per ordered field, with row 0. `IndexEntries` and the fingerprints a verification computes
-  /// (`StateContent.fingerprint`) both list entries here.
+  /// per ordered field, with row 0. `IndexEntries` lists entries here, and the fingerprints a
+  /// verification computes from record bytes (`StateContent.fingerprint`) through the per-field
+  /// functions below.
   static func forEach(
     in values: [FieldValue], fields: [Field], scratch: inout [UInt8], into sink: inout some IndexEntrySink
   ) {
