@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 import Testing
 
 @testable import LiveLog
@@ -86,5 +87,50 @@ import Testing
       }
     }
     try check("recent rows")
+  }
+
+  /// The intersection reads first the part that costs less to read first: a substring costs
+  /// `positionalReadCost` times its smallest trigram list (every row's positions decoded), so a
+  /// term with fewer rows than an equality list, but not that many times fewer, goes after it and
+  /// is looked for among its rows, while a rare term still goes first. Either way the answer is
+  /// the brute-force one.
+  @Test func aTermNotFarShorterThanAListIsReadAmongItsRows() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    let store = try Store(directory: directory.child("store"), options: options)
+    var random = SplitMix64(seed: 5)
+    var model: [Int64: Repository] = [:]
+    for batch in 0..<3 {
+      let repositories = (0..<4_000).map { offset -> Repository in
+        var repository = Self.repository(Int64(batch * 4_000 + offset + 1), &random)
+        // One row in 12 is Swift: about 1,000 rows, against about 240 holding "zeta" and 12 "qzx".
+        repository.language = random.next() % 12 == 0 ? "Swift" : "Python"
+        return repository
+      }
+      for repository in repositories { model[repository.id] = repository }
+      try store.write(repositories.map(Mutation.upsert))
+    }
+    let swift = model.values.filter { $0.language == "Swift" }.count
+    let cost = QueryExecutor<Transaction>.positionalReadCost
+    for (term, equalityFirst) in [("zeta", true), ("qzx", false)] {
+      // Each trigram of the term is in its rows alone: its smallest list is those rows. "zeta" has
+      // fewer rows than Swift, but not `cost` times fewer.
+      let holding = model.values.filter { $0.fullName.lowercased().contains(term) }.count
+      #expect(holding < swift && (holding * cost > swift) == equalityFirst, "\(term): \(holding), \(swift)")
+      let text = "full_name CONTAINS[c] '\(term)' AND language == 'Swift'"
+      let query = try Query(parsing: text)
+      let expected = model.values.filter {
+        $0.language == "Swift" && $0.fullName.lowercased().contains(term)
+      }.map(\.id).sorted()
+      #expect(try store.results(query).ids().sorted() == expected, "\(text)")
+      let reads = try store.explain(query).steps.filter { $0.depth == 1 && $0.skipped == nil }
+      #expect(reads.count == 2, "\(reads)")
+      #expect(
+        reads.first?.description.hasPrefix(equalityFirst ? "equality index" : "substring index") == true,
+        "\(text): \(reads)")
+      // The second read, among the first one's rows, kept just the answer.
+      #expect(reads.last?.actual == expected.count, "\(text): \(reads)")
+    }
   }
 }
