@@ -148,45 +148,51 @@ extension IndexReader {
           segment: $0, slot: slot, width: width, lower: lower, upper: upper, ascending: ascending,
           coversKeys: directory.coversKeys)
       }
-      var heads: [OrderedPage.Entry?] = []
-      for index in streams.indices { heads.append(try streams[index].next(&cursor)) }
+      // Each stream's next entry, and the streams that have one, in walk order of those entries:
+      // after the first is taken, its stream's next entry moves down past the ones it follows,
+      // mostly none (one segment holds most rows), so an entry costs about one comparison rather
+      // than one per segment.
+      var heads: [OrderedPage.Entry] = []
+      var order: [Int] = []
+      for index in streams.indices {
+        let head = try streams[index].next(&cursor)
+        heads.append(head ?? OrderedPage.Entry(key: lower, row: 0, id: 0))
+        if head != nil { order.append(index) }
+      }
+      @inline(__always) func precedes(_ a: OrderedPage.Entry, _ b: OrderedPage.Entry) -> Bool {
+        ascending ? (a.key, a.row) < (b.key, b.row) : (a.key, a.row) > (b.key, b.row)
+      }
+      order.sort { precedes(heads[$0], heads[$1]) }
       var recentIndex = 0
       while true {
-        // The next entry in walk order among the segments' heads and the recent rows.
-        var best: Int?
-        for index in heads.indices {
-          guard let head = heads[index] else { continue }
-          if let current = best, let other = heads[current] {
-            let before =
-              ascending
-              ? (head.key, head.row) < (other.key, other.row) : (head.key, head.row) > (other.key, other.row)
-            if !before { continue }
-          }
-          best = index
-        }
-        let takeRecent: Bool
         if recentIndex < recentEntries.count {
-          if let best, let head = heads[best] {
-            let entry = recentEntries[recentIndex]
-            takeRecent =
+          let entry = recentEntries[recentIndex]
+          let takeRecent =
+            if let best = order.first {
               ascending
-              ? (entry.0, entry.1) < (head.key, head.row) : (entry.0, entry.1) > (head.key, head.row)
-          } else {
-            takeRecent = true
+                ? (entry.0, entry.1) < (heads[best].key, heads[best].row)
+                : (entry.0, entry.1) > (heads[best].key, heads[best].row)
+            } else { true }
+          if takeRecent {
+            recentIndex += 1
+            guard try body(entry.0, entry.1, entry.2) else { return }
+            continue
+          }
+        }
+        guard let best = order.first else { return }
+        let head = heads[best]
+        if let next = try streams[best].next(&cursor) {
+          heads[best] = next
+          var position = 0
+          while position + 1 < order.count && precedes(heads[order[position + 1]], next) {
+            order.swapAt(position, position + 1)
+            position += 1
           }
         } else {
-          takeRecent = false
+          order.removeFirst()
         }
-        if takeRecent {
-          let (key, row, id) = recentEntries[recentIndex]
-          recentIndex += 1
-          guard try body(key, row, id) else { return }
-          continue
-        }
-        guard let best, let head = heads[best] else { return }
-        heads[best] = try streams[best].next(&cursor)
         // A recent row's entry replaces the segment's.
-        if recent.entry(of: head.row) != nil { continue }
+        if !recent.isEmpty && recent.entry(of: head.row) != nil { continue }
         guard try body(head.key, head.row, head.id) else { return }
       }
     }
