@@ -133,4 +133,41 @@ import Testing
       #expect(reads.last?.actual == expected.count, "\(text): \(reads)")
     }
   }
+
+  /// A list past the estimates' limit (`estimateLimit`, 50,000) is counted on as far as six times
+  /// the substring's list, so that the two rank by what they are: here the term's list is more
+  /// than 50,000 / 6 rows long and six times it is shorter than the language's, which a count
+  /// stopped at the limit would have put first.
+  @Test func aListPastTheEstimateLimitIsCountedOnToRankBesideATerm() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    let store = try Store(directory: directory.child("store"), options: options)
+    var random = SplitMix64(seed: 9)
+    var model: [Int64: (name: String, python: Bool)] = [:]
+    for batch in 0..<12 {
+      let repositories = (0..<10_000).map { offset -> Repository in
+        let id = Int64(batch * 10_000 + offset + 1)
+        // One name in eight holds "zeta" (about 15,000), five rows in six are Python (100,000).
+        let mark = random.next() % 8 == 0 ? "ZetaKit" : "kit"
+        var repository = Repository(id: id, fullName: "owner\(random.next() % 300)/\(mark)-\(id)")
+        repository.language = random.next() % 6 == 0 ? "Go" : "Python"
+        model[id] = (repository.fullName.lowercased(), repository.language == "Python")
+        return repository
+      }
+      try store.write(repositories.map(Mutation.upsert))
+    }
+    let cost = QueryExecutor<Transaction>.positionalReadCost
+    let estimateLimit = QueryExecutor<Transaction>.estimateLimit
+    let holding = model.values.filter { $0.name.contains("zeta") }.count
+    let python = model.values.filter(\.python).count
+    #expect(holding * cost > estimateLimit && holding * cost < python, "\(holding), \(python)")
+    let query = try Query(parsing: "full_name CONTAINS[c] 'zeta' AND language == 'Python'")
+    let expected = model.filter { $0.value.python && $0.value.name.contains("zeta") }.map(\.key).sorted()
+    let explanation = try store.explain(query)
+    let reads = explanation.steps.filter { $0.depth == 1 && $0.skipped == nil }
+    #expect(reads.first?.description.hasPrefix("substring index") == true, "\(reads)")
+    #expect(explanation.results == expected.count)
+    #expect(try store.results(query).ids().sorted() == expected)
+  }
 }

@@ -151,7 +151,8 @@ extension IndexReader {
       // Each stream's next entry, and the streams that have one, in walk order of those entries:
       // after the first is taken, its stream's next entry moves down past the ones it follows,
       // mostly none (one segment holds most rows), so an entry costs about one comparison rather
-      // than one per segment.
+      // than one per segment. A stream without one keeps a placeholder head, never read: it is not
+      // in `order`.
       var heads: [OrderedPage.Entry] = []
       var order: [Int] = []
       for index in streams.indices {

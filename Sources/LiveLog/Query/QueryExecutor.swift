@@ -119,8 +119,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   }
 
   /// AND: the parts cheapest to read first (`readCost`); a part much larger than the candidates
-  /// found so far is skipped (left to the per-row check) rather than read. `NOT` parts come last, each subtracting
-  /// its matches from the candidates (from every row when no other part lists any).
+  /// found so far is skipped (left to the per-row check) rather than read. `NOT` parts come last,
+  /// each subtracting its matches from the candidates (from every row when no other part lists
+  /// any).
   private mutating func intersect(_ parts: [PlanNode], depth: Int) throws -> Candidates {
     let index = steps.count
     steps.append(
@@ -164,19 +165,22 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
     }
     // Estimates stop at `estimateLimit`, which a substring's cost may pass: the lists counted only
-    // that far are counted on as far as the costliest substring, so that the two compare.
-    let costliest = min(
-      ranked.filter { Self.isSubstring($0.node) }.map { Self.readCost($0.estimate, $0.node) }.max() ?? 0,
-      (Self.estimateLimit + 1) * Self.positionalReadCost)
+    // that far are counted on as far as the costliest substring, so that the two compare. (A
+    // substring whose own list passed the limit is known only to cost at least the limit's cost:
+    // the lists are counted no further than that.)
+    let costliest =
+      ranked.filter { Self.isSubstring($0.node) }
+      .map { readCost(min($0.estimate, Self.estimateLimit + 1), $0.node) }.max() ?? 0
     if costliest > Self.estimateLimit {
       ranked = try ranked.map { entry in
-        guard entry.estimate > Self.estimateLimit, entry.estimate != Self.deferredEstimate,
-          case .lookup(let lookup) = entry.node, !Self.isSubstring(entry.node)
+        guard entry.estimate > Self.estimateLimit, entry.estimate <= costliest,
+          entry.estimate != Self.deferredEstimate, case .lookup(let lookup) = entry.node,
+          !Self.isSubstring(entry.node)
         else { return entry }
         return (try estimate(lookup, limit: costliest), entry.node, entry.position)
       }
     }
-    ranked.sort { Self.readCost($0.estimate, $0.node) < Self.readCost($1.estimate, $1.node) }
+    ranked.sort { readCost($0.estimate, $0.node) < readCost($1.estimate, $1.node) }
     negated.sort { $0.estimate < $1.estimate }
     var current: [Row]?
     var unsure: [Row] = []
@@ -267,10 +271,18 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// its smallest trigram list, which it decodes with every row's positions before its other
   /// lists, whose rows it reads, positions stepped over; read among another part's rows it
   /// decodes the same lists' rows but only those rows' positions. So a substring goes first when
-  /// its smallest list is shorter than the other part by more than `positionalReadCost`.
-  private static func readCost(_ estimate: Int, _ node: PlanNode) -> Int {
-    guard isSubstring(node) else { return estimate }
-    return estimate > Int.max / positionalReadCost ? Int.max - 2 : estimate * positionalReadCost
+  /// its smallest list is more than `positionalReadCost` times shorter than the other part. The
+  /// recent rows every estimate counts (`IndexReader.count(of:kind:limit:)`) are checked alike in
+  /// either order, so they count once.
+  private func readCost(_ estimate: Int, _ node: PlanNode) -> Int {
+    guard Self.isSubstring(node) else { return estimate }
+    let recent = min(indexes.recent.rows.count, max(estimate, 0))
+    let lists = estimate - recent
+    // Below `deferredEstimate` however large: ranges are still read after every other part.
+    guard lists <= (Self.deferredEstimate - 1 - recent) / Self.positionalReadCost else {
+      return Self.deferredEstimate - 1
+    }
+    return lists * Self.positionalReadCost + recent
   }
 
   private static func isSubstring(_ node: PlanNode) -> Bool {
