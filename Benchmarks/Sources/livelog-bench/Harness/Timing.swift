@@ -51,6 +51,11 @@ struct Repetitions: Sendable {
   /// Stop measuring early once this many seconds have gone by (at least `minimum` samples).
   var budget: Double
   var minimum: Int
+  /// Go on past `measured` samples until the timed runs add up to this many seconds, up to
+  /// `maximum` samples: fifty runs of a 20 µs query take a millisecond, which one burst of the
+  /// machine's other work covers whole, moving that case's median by as much as twice.
+  var minimumTime: Double = 0
+  var maximum = 0
 
   static let standard = Repetitions(warmup: 3, measured: 50, budget: 10, minimum: 5)
   static let quick = Repetitions(warmup: 1, measured: 15, budget: 2, minimum: 3)
@@ -62,19 +67,51 @@ func measure(
   _ repetitions: Repetitions,
   setUp: () throws -> Void = {},
   _ body: () throws -> Void
-) rethrows -> Statistics {
-  for _ in 0..<repetitions.warmup {
-    try setUp()
-    try body()
+) throws -> Statistics {
+  try withoutActuallyEscaping(body) { try measureInTurns(repetitions, turns: 1, setUp: setUp, [$0])[0] }
+}
+
+/// Times each of `bodies` as `measure` does, in `turns` turns: a share of every body's samples,
+/// then the next share of each, and so on, so that a stretch of the machine's other work falls on
+/// all of them alike rather than on one, and their ratio stays clear of it. Each turn takes its
+/// share of every bound (samples, timed seconds, budget), and at least one sample.
+func measureInTurns(
+  _ repetitions: Repetitions, turns: Int = 5, setUp: () throws -> Void = {}, _ bodies: [() throws -> Void]
+) throws -> [Statistics] {
+  for body in bodies {
+    for _ in 0..<repetitions.warmup {
+      try setUp()
+      try body()
+    }
   }
-  var timings: [Double] = []
-  let started = now()
-  for index in 0..<repetitions.measured {
-    try setUp()
-    let start = now()
-    try body()
-    timings.append(now() - start)
-    if index + 1 >= repetitions.minimum && now() - started > repetitions.budget { break }
+  let maximum = max(repetitions.maximum, repetitions.measured)
+  var timings = Array(repeating: [Double](), count: bodies.count)
+  var timed = Array(repeating: 0.0, count: bodies.count)
+  var spent = Array(repeating: 0.0, count: bodies.count)
+  for turn in 1...max(turns, 1) {
+    let share = Double(turn) / Double(max(turns, 1))
+    for (index, body) in bodies.enumerated() {
+      let started = now()
+      var taken = 0
+      while timings[index].count < Int((Double(maximum) * share).rounded(.up)) {
+        let count = timings[index].count
+        let enough =
+          count >= Int((Double(repetitions.measured) * share).rounded(.up))
+          && timed[index] >= repetitions.minimumTime * share
+        let overBudget =
+          count >= Int((Double(repetitions.minimum) * share).rounded(.up))
+          && spent[index] + now() - started > repetitions.budget * share
+        if taken > 0 && (enough || overBudget) { break }
+        try setUp()
+        let start = now()
+        try body()
+        let time = now() - start
+        timings[index].append(time)
+        timed[index] += time
+        taken += 1
+      }
+      spent[index] += now() - started
+    }
   }
-  return Statistics(timings)
+  return timings.map(Statistics.init)
 }

@@ -183,37 +183,50 @@ struct QueryCases {
   private var repositories: [Repository] { benchmark.repositories }
   private var context: BenchmarkContext { benchmark.context }
 
-  /// Measures LiveLog's query (its results' ids) and each peer, and reports one comparison per
-  /// peer, named `name vs <label>` (or `name` alone for a single peer when `suffixed` is false),
-  /// with every engine's result size.
+  /// Measures LiveLog's query (its results' ids) and each peer, in turns (`measureInTurns`), and
+  /// reports one comparison per peer, named `name vs <label>` (or `name` alone for a single peer
+  /// when `suffixed` is false), with every engine's result size.
   private func compare(
     _ name: String, _ text: String, _ arguments: [String], peers: [Peer], suffixed: Bool = true
   ) throws {
     let query = try Query(parsing: text, for: Repository.self, arguments: arguments)
     var count = 0
-    let ours = try measure(context.repetitions) {
-      count = try store.results(Repository.self, query).ids().count
-    }
-    var measured: [(Peer, Statistics)] = []
-    var notes: [String: Double] = ["rows": Double(count)]
+    var notes: [String: Double] = [:]
+    var statements: [Statement] = []
     for peer in peers {
       let statement = try sqlite.database.prepare(peer.sql)
       for (index, value) in peer.bindings.enumerated() { statement.bind(Int32(index + 1), value) }
-      let theirs = try statement.integers().count
-      measured.append((peer, try measure(context.repetitions) { _ = try statement.integers() }))
-      if peers.count > 1 || suffixed { notes["rows (\(peer.label))"] = Double(theirs) }
-      if theirs != count {
-        print("  note: \(name): result sizes differ: LiveLog \(count), \(peer.engine) \(theirs)")
+      statements.append(statement)
+    }
+    let ours: () throws -> Void = { count = try store.results(Repository.self, query).ids().count }
+    let theirs = statements.map { statement in { () throws -> Void in _ = try statement.integers() } }
+    let measured = try measureInTurns(queryRepetitions, [ours] + theirs)
+    notes["rows"] = Double(count)
+    for (peer, statement) in zip(peers, statements) {
+      let rows = try statement.integers().count
+      if peers.count > 1 || suffixed { notes["rows (\(peer.label))"] = Double(rows) }
+      if rows != count {
+        print("  note: \(name): result sizes differ: LiveLog \(count), \(peer.engine) \(rows)")
       }
     }
-    for (peer, stats) in measured {
+    for (peer, stats) in zip(peers, measured.dropFirst()) {
       context.report.add(
         Comparison(
           scenario: "query", name: benchmark.caseName(suffixed ? "\(name) vs \(peer.label)" : name),
           size: benchmark.size,
-          ours: Figure(engine: "LiveLog", stats: ours, itemsPerOperation: 1),
+          ours: Figure(engine: "LiveLog", stats: measured[0], itemsPerOperation: 1),
           peer: Figure(engine: peer.engine, stats: stats, itemsPerOperation: 1), notes: notes))
     }
+  }
+
+  /// The run's repetitions, with enough samples of a fast query to outlast a burst of the
+  /// machine's other work: at least a quarter of a second of timed runs (a twentieth in a quick
+  /// run), up to 5,000 of them.
+  private var queryRepetitions: Repetitions {
+    var repetitions = context.repetitions
+    repetitions.minimumTime = context.quick ? 0.05 : 0.25
+    repetitions.maximum = 5_000
+    return repetitions
   }
 
   /// The language most records have; ties go to the first in alphabetical order, so that every
