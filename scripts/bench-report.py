@@ -1552,10 +1552,10 @@ def render(results, source, output, charts, chart_note, baseline=None, baseline_
         "indicative only. Both sides of a comparison run back to back on the same data in the same "
         "process, so the noise largely cancels in their ratio (peer p50 / LiveLog p50; above 1, "
         "LiveLog is that many times faster), which is the headline figure. A query case's engines "
-        "take turns, a fifth of each one's samples at a time, so that a stretch of other work falls "
-        "on every side alike; and a fast query runs until its timed runs add up to a quarter of a "
-        "second (up to 5,000 runs), since its 50 runs alone would take a millisecond, which one "
-        "such stretch covers whole. (Before 2026-12-05 each engine's runs came in one block, 50 at "
+        "take turns, a fifth of each one's samples at a time (first and last by turns), so that a "
+        "stretch of other work falls on every side alike; and a fast query runs until its timed "
+        "runs add up to a quarter of a second (up to 20,000 runs), since its 50 runs alone would "
+        "take a millisecond, which one such stretch covers whole. (Before 2026-12-05 each engine's runs came in one block, 50 at "
         "most: the same build's medians then moved by up to twice between runs.)",
     ]
     if noise:

@@ -170,4 +170,36 @@ import Testing
     #expect(explanation.results == expected.count)
     #expect(try store.results(query).ids().sorted() == expected)
   }
+  /// The recent rows every estimate counts are checked alike whichever part goes first, so a
+  /// substring's cost counts them once, its list rows six times: here 6 × 50 + 100 = 400 rows
+  /// against Python's 666 + 100, where six times the whole estimate (900) would put Python first.
+  @Test func recentRowsCountOnceInATermsCost() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    let store = try Store(directory: directory.child("store"), options: options)
+    func repository(_ id: Int64) -> Repository {
+      var repository = Repository(
+        id: id, fullName: "owner\(id % 97)/\(id % 200 == 0 ? "zetakit" : "kit")-\(id)")
+      repository.language = id % 15 == 0 ? "Python" : "Go"
+      return repository
+    }
+    // Folded into segments: more rows than a small commit.
+    try store.write((1...10_000).map { Mutation.upsert(repository($0)) })
+    // Kept as recent rows: a small commit, none of them Python or holding the term.
+    try store.write(
+      (10_001...10_100).map { id in
+        var repository = repository(Int64(id))
+        repository.fullName = "owner/kit-\(id)"
+        repository.language = "Go"
+        return Mutation.upsert(repository)
+      })
+    let query = try Query(parsing: "full_name CONTAINS[c] 'zeta' AND language == 'Python'")
+    let expected = (1...10_000).filter { $0 % 200 == 0 && $0 % 15 == 0 }.map(Int64.init)
+    let explanation = try store.explain(query)
+    let reads = explanation.steps.filter { $0.depth == 1 && $0.skipped == nil }
+    #expect(reads.first?.description.hasPrefix("substring index") == true, "\(reads)")
+    #expect(reads.first?.estimated == 150, "\(reads)")
+    #expect(try store.results(query).ids().sorted() == expected)
+  }
 }

@@ -270,10 +270,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// `estimate`: the order in which the intersection reads its parts. A substring's estimate is
   /// its smallest trigram list, which it decodes with every row's positions before its other
   /// lists, whose rows it reads, positions stepped over; read among another part's rows it
-  /// decodes the same lists' rows but only those rows' positions. So a substring goes first when
-  /// its smallest list is more than `positionalReadCost` times shorter than the other part. The
-  /// recent rows every estimate counts (`IndexReader.count(of:kind:limit:)`) are checked alike in
-  /// either order, so they count once.
+  /// decodes the same lists' rows but only those rows' positions. So a substring's list rows
+  /// count `positionalReadCost` times; the recent rows every estimate counts
+  /// (`IndexReader.count(of:kind:limit:)`) are checked alike in either order, so they count once.
   private func readCost(_ estimate: Int, _ node: PlanNode) -> Int {
     guard Self.isSubstring(node) else { return estimate }
     let recent = min(indexes.recent.rows.count, max(estimate, 0))

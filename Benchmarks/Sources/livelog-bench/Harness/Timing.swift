@@ -74,7 +74,8 @@ func measure(
 /// Times each of `bodies` as `measure` does, in `turns` turns: a share of every body's samples,
 /// then the next share of each, and so on, so that a stretch of the machine's other work falls on
 /// all of them alike rather than on one, and their ratio stays clear of it. Each turn takes its
-/// share of every bound (samples, timed seconds, budget), and at least one sample.
+/// share of every bound (samples, timed seconds, budget) and one sample at least, unless the
+/// budget is spent; every other turn runs the bodies in reverse, so that none always goes first.
 func measureInTurns(
   _ repetitions: Repetitions, turns: Int = 5, setUp: () throws -> Void = {}, _ bodies: [() throws -> Void]
 ) throws -> [Statistics] {
@@ -84,27 +85,31 @@ func measureInTurns(
       try body()
     }
   }
+  let turns = max(turns, 1)
+  /// The first `turn` turns' share of `total`, rounded up.
+  func share(_ total: Int, _ turn: Int) -> Int {
+    total / turns * turn + (total % turns * turn + turns - 1) / turns
+  }
   let maximum = max(repetitions.maximum, repetitions.measured)
   var timings = Array(repeating: [Double](), count: bodies.count)
   var timed = Array(repeating: 0.0, count: bodies.count)
   var spent = Array(repeating: 0.0, count: bodies.count)
-  for turn in 1...max(turns, 1) {
-    let share = Double(turn) / Double(max(turns, 1))
-    for (index, body) in bodies.enumerated() {
+  for turn in 1...turns {
+    let fraction = Double(turn) / Double(turns)
+    for index in turn % 2 == 1 ? Array(bodies.indices) : bodies.indices.reversed() {
       let started = now()
       var taken = 0
-      while timings[index].count < Int((Double(maximum) * share).rounded(.up)) {
+      while timings[index].count < share(maximum, turn) {
         let count = timings[index].count
         let enough =
-          count >= Int((Double(repetitions.measured) * share).rounded(.up))
-          && timed[index] >= repetitions.minimumTime * share
+          count >= share(repetitions.measured, turn) && timed[index] >= repetitions.minimumTime * fraction
         let overBudget =
-          count >= Int((Double(repetitions.minimum) * share).rounded(.up))
-          && spent[index] + now() - started > repetitions.budget * share
-        if taken > 0 && (enough || overBudget) { break }
+          count >= share(repetitions.minimum, turn)
+          && spent[index] + now() - started > repetitions.budget * fraction
+        if (taken > 0 && enough) || (count > 0 && overBudget) { break }
         try setUp()
         let start = now()
-        try body()
+        try bodies[index]()
         let time = now() - start
         timings[index].append(time)
         timed[index] += time

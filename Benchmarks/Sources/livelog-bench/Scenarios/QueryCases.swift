@@ -221,11 +221,11 @@ struct QueryCases {
 
   /// The run's repetitions, with enough samples of a fast query to outlast a burst of the
   /// machine's other work: at least a quarter of a second of timed runs (a twentieth in a quick
-  /// run), up to 5,000 of them.
+  /// run), up to 20,000 of them (a 12.5 µs query's quarter of a second).
   private var queryRepetitions: Repetitions {
     var repetitions = context.repetitions
     repetitions.minimumTime = context.quick ? 0.05 : 0.25
-    repetitions.maximum = 5_000
+    repetitions.maximum = 20_000
     return repetitions
   }
 
