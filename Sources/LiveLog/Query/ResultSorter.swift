@@ -81,7 +81,7 @@ struct ResultSorter<Txn: ReadableTransaction> {
     range: OrderedBounds? = nil, limit: Int?
   ) throws -> (rows: [Row], ids: [Int64]?) {
     let wanted = limit ?? Int.max
-    var runs = Runs(keepsIDs: others.isEmpty && indexes.directory.coversKeys)
+    var runs = Runs(keepsIDs: others.isEmpty && indexes.directory.coversKeys, expected: wanted)
     // Ties on the first key: ordered by the other keys, read from the tie's records only.
     let orderTie: ([Row]) throws -> [Row] = { rows in try fetchAndSort(rows, by: others, limit: nil) }
     let membership = members.map { RowMembership($0, questions: visits) }
@@ -116,13 +116,20 @@ private struct Runs {
   var run: [(Row, Int64)] = []
   var key: OrderedKey?
 
-  init(keepsIDs: Bool) { self.keepsIDs = keepsIDs }
+  /// Room for `expected` rows (a `LIMIT`), at most 1,024, made at once rather than by doubling.
+  init(keepsIDs: Bool, expected: Int) {
+    self.keepsIDs = keepsIDs
+    let room = min(expected, 1_024)
+    rows.reserveCapacity(room)
+    if keepsIDs { ids.reserveCapacity(room) }
+    run.reserveCapacity(min(room, 16))
+  }
 
   /// Moves the current run to the output: in row order (insertion order breaks ties), or in
   /// the order `orderTie` gives when other sort keys follow.
   mutating func flush(_ orderTie: (([Row]) throws -> [Row])?) throws {
     guard !run.isEmpty else { return }
-    run.sort { $0.0 < $1.0 }
+    if run.count > 1 { run.sort { $0.0 < $1.0 } }
     if let orderTie {
       rows.append(contentsOf: try orderTie(run.map(\.0)))
     } else {

@@ -22,8 +22,18 @@ extension Store {
   /// `Results.asOf(_:)`).
   public func results<R: Record>(_ type: R.Type, _ query: Query, asOf lsn: UInt64? = nil) throws -> Results<R>
   {
-    let all = try objects(type)
-    return try (lsn.map { all.with(query).asOf($0) } ?? all.with(query)).evaluate()
+    let binding = try self.binding(for: type)
+    // The schema the results carry and what they hold, in one read (as `objects` and then
+    // `evaluate` would give them in two).
+    let (schema, evaluation) = try readState { read in
+      (
+        read.catalog.collection(named: binding.name)?.schema ?? R.schema.declaration,
+        try Results<R>.evaluate(query, of: binding.name, asOf: lsn, read)
+      )
+    }
+    return Results(
+      store: self, collection: binding.name, schema: schema, query: query, asOf: lsn,
+      decoding: .typed(binding), evaluation: evaluation)
   }
 
   /// The results of `query` over the collection `name`, run now.

@@ -82,16 +82,7 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
     if let done = state.withLock({ $0 }) { return done }
     let evaluation: Evaluation
     do {
-      evaluation = try store.readState { read in
-        // The collection as it was then: its schema of then, or nothing before it existed.
-        guard let then = try read.collection(named: collection, at: asOf) else {
-          return Evaluation(rows: .array([]), view: nil, version: asOf ?? read.current)
-        }
-        let found = try then.rowsAndKeys(for: query)
-        return Evaluation(
-          rows: .array(found.rows), integerKeys: found.integerKeys, view: then.view(of: store),
-          version: then.version)
-      }
+      evaluation = try store.readState { try Self.evaluate(query, of: collection, asOf: asOf, $0) }
     } catch {
       evaluation = .failed(error)
     }
@@ -100,6 +91,19 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
       current = evaluation
       return evaluation
     }
+  }
+
+  /// What `query` finds in the collection `name` as of `asOf` (now when `nil`), in `read`.
+  static func evaluate(_ query: Query, of name: String, asOf: UInt64?, _ read: StateRead) throws -> Evaluation
+  {
+    // The collection as it was then: its schema of then, or nothing before it existed.
+    guard let then = try read.collection(named: name, at: asOf) else {
+      return Evaluation(rows: .array([]), view: nil, version: asOf ?? read.current)
+    }
+    let found = try then.rowsAndKeys(for: query)
+    return Evaluation(
+      rows: .array(found.rows), integerKeys: found.integerKeys, view: then.view(of: read.store),
+      version: then.version)
   }
 
   // MARK: Collection

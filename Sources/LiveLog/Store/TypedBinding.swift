@@ -4,13 +4,15 @@ import Synchronization
 /// how its records decode, for the collection's current schema version.
 final class TypedBinding<R: Record>: Sendable {
   let layout: RecordLayout
+  /// The collection's name, from `R`'s declaration: kept, since building the declaration again
+  /// for every query cost a tenth of a small one.
+  let name: String
   private let decoders = Mutex<[Int: RecordDecoder]>([:])
 
   init(layout: RecordLayout) {
     self.layout = layout
+    name = R.schema.declaration.name
   }
-
-  var name: String { R.schema.declaration.name }
 
   /// The collection in `state`, or `nil` when the store does not hold it yet.
   func collection(in state: CatalogState, store: Store) throws -> StoredCollection? {
