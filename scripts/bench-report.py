@@ -1555,8 +1555,9 @@ def render(results, source, output, charts, chart_note, baseline=None, baseline_
         "take turns, a fifth of each one's samples at a time (first and last by turns), so that a "
         "stretch of other work falls on every side alike; and a fast query runs until its timed "
         "runs add up to a quarter of a second (up to 20,000 runs), since its 50 runs alone would "
-        "take a millisecond, which one such stretch covers whole. (Before 2026-12-05 each engine's runs came in one block, 50 at "
-        "most: the same build's medians then moved by up to twice between runs.)",
+        "take a millisecond, which one such stretch covers whole. (Before 2026-12-05 each engine's "
+        "runs came in one block, 50 at most: the same build's medians then moved by up to twice "
+        "between runs.)",
     ]
     if noise:
         lines += [

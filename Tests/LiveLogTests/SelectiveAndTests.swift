@@ -134,10 +134,10 @@ import Testing
     }
   }
 
-  /// A list past the estimates' limit (`estimateLimit`, 50,000) is counted on as far as six times
-  /// the substring's list, so that the two rank by what they are: here the term's list is more
-  /// than 50,000 / 6 rows long and six times it is shorter than the language's, which a count
-  /// stopped at the limit would have put first.
+  /// A list past the estimates' limit (`estimateLimit`, 50,000) is counted on as far as the
+  /// substring's cost (six times its list), so that the two rank by what they are: here the
+  /// term's list is more than 50,000 / 6 rows long and six times it is shorter than the
+  /// language's, which a count stopped at the limit would have put first.
   @Test func aListPastTheEstimateLimitIsCountedOnToRankBesideATerm() throws {
     let directory = try TemporaryDirectory()
     var options = StoreOptions()
@@ -170,6 +170,7 @@ import Testing
     #expect(explanation.results == expected.count)
     #expect(try store.results(query).ids().sorted() == expected)
   }
+
   /// The recent rows every estimate counts are checked alike whichever part goes first, so a
   /// substring's cost counts them once, its list rows six times: here 6 × 50 + 100 = 400 rows
   /// against Python's 666 + 100, where six times the whole estimate (900) would put Python first.

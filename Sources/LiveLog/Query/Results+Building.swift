@@ -3,8 +3,7 @@ extension Store {
   /// type's collection is opened first (created, or evolved to its declaration).
   public func objects<R: Record>(_ type: R.Type) throws -> Results<R> {
     let binding = try self.binding(for: type)
-    let schema =
-      try read { _, state in state.collection(named: binding.name)?.schema } ?? R.schema.declaration
+    let schema = try read { _, state in binding.schema(in: state) }
     return Results(
       store: self, collection: binding.name, schema: schema, query: Query(), decoding: .typed(binding))
   }
@@ -27,7 +26,7 @@ extension Store {
     // `evaluate` would give them in two).
     let (schema, evaluation) = try readState { read in
       (
-        read.catalog.collection(named: binding.name)?.schema ?? R.schema.declaration,
+        binding.schema(in: read.catalog),
         try Results<R>.evaluate(query, of: binding.name, asOf: lsn, read)
       )
     }

@@ -19,6 +19,12 @@ final class TypedBinding<R: Record>: Sendable {
     state.collection(named: name)
   }
 
+  /// The schema results of `R` carry: the collection's in `state`, or `R`'s declaration when the
+  /// store does not hold it yet.
+  func schema(in state: CatalogState) -> CollectionSchema {
+    state.collection(named: name)?.schema ?? R.schema.declaration
+  }
+
   /// The decoder for the collection's current schema version.
   func decoder(for collection: StoredCollection) throws -> RecordDecoder {
     if let known = decoders.withLock({ $0[collection.version] }) { return known }
