@@ -117,9 +117,7 @@ import Testing
   @Test(arguments: [UInt64(1), 2, 3])
   func rangeIDsFromCoveringPagesAgreeWithTheModel(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: seed)
     var model = Model()
     try Self.exercise(store, &model, rounds: 40, &random, fastPath: true)
@@ -134,9 +132,7 @@ import Testing
   /// covering state of the same log does.
   @Test func aStateWithoutCoveringPagesReadsAndChangesAlike() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: 7)
     var model = Model()
     // Enough rows at once to fold into a segment, so that there are pages to rewrite.

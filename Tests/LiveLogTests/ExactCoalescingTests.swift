@@ -8,9 +8,7 @@ import Testing
 /// changed and changed back are not modifications.
 @Suite struct ExactCoalescingTests {
   static func store(_ directory: TemporaryDirectory, records: Int) throws -> Store {
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     try store.write((0..<records).map { Mutation.upsert(Self.repository($0, stars: 2)) })
     return store
   }

@@ -23,9 +23,7 @@ import Testing
   @Test(arguments: [UInt64(1), 2])
   func fiftyLiveQueriesAgreeWithBruteForceAfterEveryCommit(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: seed)
     let pool = Array(QueryFixture.shared.repositories.shuffled(using: &random).prefix(600))
     try store.write(pool.prefix(300).map(Mutation.upsert))

@@ -10,9 +10,7 @@ import Testing
   @Test(arguments: [UInt64(1), 2])
   func rangeCountsFromPageHeadersEqualThePlainCount(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: seed)
     var stars: [Int64: Int64] = [:]
     // Batches large enough to fold into segments, so that no row is recent.

@@ -20,9 +20,7 @@ import Testing
   @Test(arguments: [3 as UInt64, 11])
   func checksOnEveryCoreAgreeWithTheModel(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: seed)
     var order: [Int64] = []
     var records: [Int64: Repository] = [:]

@@ -108,9 +108,7 @@ import Testing
   /// included.
   @Test func anIndexChangeRebuildsTheIndexesFromEveryRecord() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     for repository in QueryFixture.shared.repositories.prefix(40) { try store.write([.upsert(repository)]) }
     #expect(try Self.recentCount(store) == 40)
     let collection = try store.repositoriesCollection()

@@ -35,9 +35,7 @@ import Testing
   @Test(arguments: 0..<10)
   func sectionedChangesetsRebuildTheNewSections(seed: UInt64) async throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: seed)
     try store.write((0..<30).map { Mutation.upsert(Self.repository($0, &random)) })
     let sectioned = try store.objects(Repository.self).filter("stargazers_count >= 10")

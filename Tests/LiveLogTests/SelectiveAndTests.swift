@@ -23,9 +23,7 @@ import Testing
   @Test(arguments: [11, 12])
   func aCommonValueReadAmongTheCandidatesAgreesWithBruteForce(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: seed)
     var model: [Int64: Repository] = [:]
     // Large commits: segments (the first four merge into one, the fifth stays apart).
@@ -96,9 +94,7 @@ import Testing
   /// the brute-force one.
   @Test func aTermNotFarShorterThanAListIsReadAmongItsRows() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: 5)
     var model: [Int64: Repository] = [:]
     for batch in 0..<3 {
@@ -140,9 +136,7 @@ import Testing
   /// language's, which a count stopped at the limit would have put first.
   @Test func aListPastTheEstimateLimitIsCountedOnToRankBesideATerm() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: 9)
     var model: [Int64: (name: String, python: Bool)] = [:]
     for batch in 0..<12 {
@@ -176,9 +170,7 @@ import Testing
   /// against Python's 666 + 100, where six times the whole estimate (900) would put Python first.
   @Test func recentRowsCountOnceInATermsCost() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     func repository(_ id: Int64) -> Repository {
       var repository = Repository(
         id: id, fullName: "owner\(id % 97)/\(id % 200 == 0 ? "zetakit" : "kit")-\(id)")

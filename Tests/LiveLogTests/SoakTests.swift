@@ -29,9 +29,7 @@ import Testing
 
   static func run(holdingResults: Bool, subscribing: Bool) async throws -> Figures {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     try store.write(
       (0..<records).map { id in
         var repository = Repository(id: Int64(id), fullName: "owner/repo-\(id)")

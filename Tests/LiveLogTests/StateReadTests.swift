@@ -30,9 +30,7 @@ import Testing
   @Test(arguments: [UInt64(7), 8])
   func everyReadOfAStateEqualsTheModelOfThatVersion(seed: UInt64) async throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: seed)
     let pool = Array(QueryFixture.shared.repositories.shuffled(using: &random).prefix(150))
     var model = Model()

@@ -175,13 +175,19 @@ extension StoreUpgradeTests {
   }
 
   /// Formats 5 and 6 kept a collection's index pages in `NAME.index`, whose trigram positions
-  /// format 7 reads otherwise: a data file of theirs (a snapshot's) is told by that name, and
-  /// one of the current layout is not.
+  /// format 7 reads otherwise: a data file of theirs (a snapshot's) is told by that name; one of
+  /// format 7 by its collections' lack of `NAME.columns`; and one of the current layout is not.
   @Test func aDataFileOfFormatSixIsToldByItsNames() throws {
     let directory = try TemporaryDirectory()
     for (names, format) in [
       (["log", "meta", "catalog", "repositories.keys", "repositories.rows", "repositories.index"], 6),
       (["log", "meta", "catalog", "repositories.keys", "repositories.rows", "repositories.indexes"], 7),
+      (
+        [
+          "log", "meta", "catalog", "repositories.keys", "repositories.rows", "repositories.indexes",
+          "repositories.columns",
+        ], 8
+      ),
     ] {
       let path = directory.child("format-\(format)")
       try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

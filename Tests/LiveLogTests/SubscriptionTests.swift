@@ -31,9 +31,7 @@ import Testing
 
   static func store() throws -> (TemporaryDirectory, Store, [Repository]) {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("store"), options: options)
+    let store = try Store.scratch(in: directory)
     var random = SplitMix64(seed: 5)
     let pool = Array(QueryFixture.shared.repositories.shuffled(using: &random).prefix(300))
     try store.write(pool.prefix(150).map(Mutation.upsert))

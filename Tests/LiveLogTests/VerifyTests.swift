@@ -147,7 +147,8 @@ import Testing
 
   /// The fingerprint read from a record's bytes in place (`StateContent.fingerprint(ofRecord:)`)
   /// equals the one the index reader computes (`IndexEntry.fingerprint`) for the entries the
-  /// writer files for the decoded record (`IndexEntries`): over generated records of every type,
+  /// writer files for the decoded record (`IndexEntries`), each ordered one with its copy in the
+  /// ordered columns (`IndexEntry.columnCopy(ofOrdered:)`): over generated records of every type,
   /// text that is not ASCII, ASCII text with capitals and NUL bytes, records stored with fewer
   /// slots than the schema has (written before fields were added), whose missing fields file
   /// nil's entries, or with more (a later schema's), and under a schema whose fields `kind`
@@ -201,7 +202,10 @@ import Testing
       for entry in entries.ordered {
         var key = [entry.field]
         entry.key.append(to: &key, width: Int(entry.width))
-        add(key.withUnsafeBytes { StateContent.IndexEntry.fingerprint(.ordered, $0, row, none) })
+        let ordered = key.withUnsafeBytes { StateContent.IndexEntry.fingerprint(.ordered, $0, row, none) }
+        add(ordered)
+        // And its copy in the ordered columns.
+        add((StateContent.IndexEntry.columnCopy(ofOrdered: ordered.sum), 1))
       }
       #expect(read.sum == sum && read.entries == count, "record \(index): \(values)")
     }

@@ -64,7 +64,7 @@ extension Replayer {
     directory.begin(for: collection.schema)
     let coversKeys = directory.coversKeys
     let source = self.source
-    func layOut(_ segment: Int) -> BackgroundWork<[(key: [UInt8], value: [UInt8])]> {
+    func layOut(_ segment: Int) -> BackgroundWork<StoredCollection.RebuiltIndexes> {
       let chunk = Array(survivors[segments[segment].rows])
       let start = segments[segment].start
       return BackgroundWork {
@@ -74,7 +74,7 @@ extension Replayer {
           let values = try ParallelMap.map(chunk.count) { index in
             try collection.values(records.value[index], row: UInt64(chunk[index].row))
           }
-          return try StoredCollection.rebuiltPages(
+          return try StoredCollection.rebuiltIndexes(
             schema: collection.schema, rows: chunk.map(\.row), segment: start, coversKeys: coversKeys
           ) { values[$0] }
         }
@@ -86,12 +86,12 @@ extension Replayer {
     try meanwhile()
     for segment in segments.indices {
       guard let work = next else { break }
-      let pages = try work.value()
+      let indexes = try work.value()
       next = segment + 1 < segments.count ? layOut(segment + 1) : nil
       let chunk = Array(survivors[segments[segment].rows])
       try target.environment.write { txn in
         try collection.appendRebuilt(
-          chunk, pages: pages, segment: segments[segment].start, coversKeys: coversKeys, txn)
+          chunk, indexes: indexes, segment: segments[segment].start, coversKeys: coversKeys, txn)
       }
       done(chunk.count)
     }

@@ -88,6 +88,8 @@ extension StateContent {
     of collection: StoredCollection, byRow: Bool, _ txn: some ReadableTransaction
   ) throws -> IndexFingerprints {
     let visit = try IndexVisit(collection, txn, onlyRow: nil)
+    // A store without columns (format 7, read-only) is read as if they agreed with its index.
+    let copiesOrdered = collection.databases.columns == nil
     var pages: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
     try txn.withCursor(collection.databases.index) { cursor in
       var entry = try cursor.first()
@@ -109,6 +111,9 @@ extension StateContent {
           kind, key, row, positions in
           let (sum, entries) = IndexEntry.fingerprint(kind, key, row, positions)
           fingerprints.add(sum: sum, entries: entries, row: row)
+          if copiesOrdered && kind == .ordered {
+            fingerprints.add(sum: IndexEntry.columnCopy(ofOrdered: sum), entries: 1, row: row)
+          }
         }
       }
       return (fingerprints, coveredKeys, scratch.first, scratch.last)
@@ -131,7 +136,71 @@ extension StateContent {
     try visit.finish(coveredKeys: coveredKeys, txn) { kind, key, row, positions in
       let (sum, entries) = IndexEntry.fingerprint(kind, key, row, positions)
       fingerprints.add(sum: sum, entries: entries, row: row)
+      // A recent row's entry stands for its columns too.
+      if kind == .ordered {
+        fingerprints.add(sum: IndexEntry.columnCopy(ofOrdered: sum), entries: 1, row: row)
+      }
     }
+    if let columns = collection.orderedColumns {
+      fingerprints.merge(try columnFingerprints(of: collection, columns, byRow: byRow, txn))
+    }
+    return fingerprints
+  }
+
+  /// The fingerprints of `collection`'s ordered columns, each key as `columnCopy(ofOrdered:)` of
+  /// the entry its ordered index holds for it, but for the rows of the recent rows, whose entries
+  /// stand for both (`IndexVisit`). Blocks are read on every core, as pages are.
+  private static func columnFingerprints(
+    of collection: StoredCollection, _ columns: OrderedColumns, byRow: Bool, _ txn: some ReadableTransaction
+  ) throws -> IndexFingerprints {
+    let recent = try RecentRows.load(collection, txn)
+    var blocks: [(key: UInt64, value: UnsafeRawBufferPointer)] = []
+    try txn.withCursor(columns.database) { cursor in
+      var entry = try cursor.first()
+      while let current = entry {
+        guard let key = current.integerKey else {
+          throw collection.damaged("the ordered columns", PageDamage("a key of \(current.key.count) bytes"))
+        }
+        blocks.append((key, current.value))
+        entry = try cursor.next()
+      }
+    }
+    let widthOf = collection.orderedWidths
+    let widths = (0...255).map { widthOf(UInt8($0)) }
+    let shared = MapShared((blocks: blocks, recent: recent))
+    let shares = try ParallelMap.mapParts(blocks.count, minimum: 256) { part in
+      let (blocks, recent) = shared.value
+      var fingerprints = IndexFingerprints(
+        base: part.isEmpty
+          ? 0 : Row(truncatingIfNeeded: (blocks[part.lowerBound].key >> 8) << RowTable.blockShift),
+        byRow: byRow)
+      var bytes: [UInt8] = []
+      for index in part {
+        let (key, value) = blocks[index]
+        let slot = UInt8(truncatingIfNeeded: key)
+        let first = Row(truncatingIfNeeded: (key >> 8) << RowTable.blockShift)
+        let width = widths[Int(slot)]
+        let block: OrderedColumnBlock
+        do {
+          block = try OrderedColumnBlock(value)
+        } catch {
+          throw collection.damaged("the ordered columns", error)
+        }
+        block.forEach { bit, orderedKey in
+          let row = first + Row(bit)
+          // A recent row's columns are its entry's, which the index's fingerprints count twice.
+          guard recent.entry(of: row) == nil else { return }
+          bytes.removeAll(keepingCapacity: true)
+          bytes.append(slot)
+          orderedKey.append(to: &bytes, width: width)
+          let hash = bytes.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, EmptyCollection()) } | 1
+          fingerprints.add(sum: IndexEntry.columnCopy(ofOrdered: hash), entries: 1, row: row)
+        }
+      }
+      return fingerprints
+    }
+    var fingerprints = IndexFingerprints(byRow: byRow)
+    for share in shares { fingerprints.merge(share) }
     return fingerprints
   }
 
@@ -238,8 +307,9 @@ extension StateContent {
       key.removeAll(keepingCapacity: true)
       key.append(entry.field)
       entry.key.append(to: &key, width: Int(entry.width))
-      sum &+= key.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, Self.none) } | 1
-      count += 1
+      let hash = key.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, Self.none) } | 1
+      sum &+= hash &+ IndexEntry.columnCopy(ofOrdered: hash)
+      count += 2
     }
 
     mutating func total() -> (sum: UInt64, entries: Int) {

@@ -9,7 +9,8 @@ import LMDB
 /// - `NAME.rows`: every row holding a record, ascending, with the LSN of its version and its key
 ///   (the row table with the recent rows on top);
 /// - `NAME.indexes`: every index entry — a trigram of a row at each of its positions (a posting), a
-///   term of a row, an ordered value of a row — whichever segment, page or recent row holds it.
+///   term of a row, an ordered value of a row, and again that value by row (the ordered columns) —
+///   whichever segment, page, column block or recent row holds it.
 ///   Entries come in no particular order, so the table's digest is a sum of their hashes; that a
 ///   row's postings of one trigram form one entry is checked as the pages are read (`IndexVisit`).
 enum StateContent {
@@ -55,6 +56,12 @@ enum StateContent {
     /// A row's part of its trigram postings' hashes, computed once per row rather than per posting.
     @inline(__always)
     static func rowSeed(_ row: Row) -> UInt64 { mix(UInt64(row) ^ 0x5851_F42D_4C95_7F2D) }
+
+    /// What the ordered columns' copy of an ordered entry (`OrderedColumns`) adds to a
+    /// fingerprint, from the entry's own hash (`fingerprint` of it): both copies count, so a column
+    /// that disagrees with the records shows as a difference of the index.
+    @inline(__always)
+    static func columnCopy(ofOrdered hash: UInt64) -> UInt64 { mix(hash ^ 0x2545_F491_4F6C_DD1D) | 1 }
 
     /// A 64-bit finalizer (every input bit changes each output bit with probability about one half):
     /// sums of its values, unlike sums of the raw postings, do not cancel out in structured ways.

@@ -19,7 +19,10 @@ struct StoreDirectory {
   /// (`PostingPage.writePositions`), which earlier pages do not: a state of format 5 or 6 is
   /// rebuilt on its first writable open, and its index pages are in `NAME.indexes` rather than
   /// `NAME.index`, so that a data file of theirs restored from a snapshot is told by its names.
-  static let currentFormat = 7
+  /// Format 8 adds each collection's ordered values by row (`NAME.columns`, `OrderedColumns`): a
+  /// state of format 7 reads as it is (its queries check records instead), and its first writable
+  /// open rebuilds it with them.
+  static let currentFormat = 8
   /// The oldest format read as it is, without an upgrade.
   static let oldestFormatReadAsIs = 7
 
@@ -70,14 +73,17 @@ struct StoreDirectory {
   /// name their databases alike, and an upgrade reads only the log, which every format shares,
   /// so such a file is taken as format 4, the newest of them (format-4 code read format 3 as it
   /// is, and snapshots came with format 3); formats 5 and 6 named each collection's index pages
-  /// `NAME.index`, and such a file is taken as format 6. A file whose names do not read is taken
-  /// as current: opening it reports its damage.
+  /// `NAME.index`, and such a file is taken as format 6; a collection without `NAME.columns` is of
+  /// format 7. A file whose names do not read is taken as current: opening it reports its damage.
   static func format(ofDataFile path: String) -> Int {
     guard let health = try? DataFileHealth.examine(path: path), let meta = health.current,
       let file = try? DataFile(path: path)
     else { return currentFormat }
     let names = NamedDatabases.read(file, meta: meta).databases.map(\.name)
-    guard !names.allSatisfy(StoreLayout.isCurrent) else { return currentFormat }
+    let lacksColumns = names.contains { name in
+      name.hasSuffix(".keys") && !names.contains(name.dropLast("keys".count) + "columns")
+    }
+    guard !names.allSatisfy(StoreLayout.isCurrent) else { return lacksColumns ? 7 : currentFormat }
     guard names.contains(StoreLayout.catalog) else { return 1 }
     return names.contains { $0.hasSuffix(".index") } ? 6 : 4
   }

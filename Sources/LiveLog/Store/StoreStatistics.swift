@@ -44,7 +44,8 @@ public struct CollectionStatistics: Sendable, Hashable {
   public var name: String
   public var schemaVersion: Int
   public var records: Int
-  /// Bytes of its six databases: records, rows, ids and the three indexes.
+  /// Bytes of its databases: keys, row table, index segments, recent rows and ordered columns
+  /// (`CollectionDatabases`).
   public var bytes: Int
 }
 

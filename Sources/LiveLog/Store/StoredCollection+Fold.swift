@@ -1,9 +1,10 @@
 import LMDB
 
-/// Folding: the recent rows, and a large commit's changes, written into the row table and the
-/// segments. Rows past the segments make a new segment, written in key order with `MDB_APPEND`
-/// (pages at the end of the database, filled whole); rows already in a segment have the index
-/// entries of the fields that changed edited in place (`SegmentEditor`). The recent rows are then
+/// Folding: the recent rows, and a large commit's changes, written into the row table, the
+/// segments and the ordered columns. Rows past the segments make a new segment, written in key
+/// order with `MDB_APPEND` (pages at the end of the database, filled whole); rows already in a
+/// segment have the index entries of the fields that changed edited in place (`SegmentEditor`),
+/// and their changed ordered values written into their column blocks. The recent rows are then
 /// empty, and the last segments merge, four of about one size at a time (up to
 /// `maximumSegmentRows`), so that a lookup reads a dozen segments, not one per fold.
 extension StoredCollection {
@@ -55,6 +56,8 @@ extension StoredCollection {
     try txn.removeAll(databases.recent)
 
     var tableChanges: [RowTable.Change] = []
+    var columnChanges: [OrderedColumns.Change] = []
+    let orderedFields = OrderedColumns.orderedFields(of: schema)
     var postingEdits: [Int: [PostingEdit]] = [:]
     var orderedEdits: [Int: [OrderedEdit]] = [:]
     var newRows: [Row] = []
@@ -67,12 +70,18 @@ extension StoredCollection {
         newRows.append(row)
         newValues.append(values)
         tableChanges.append(RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: false))
+        columnChanges.append(OrderedColumns.change(row: row, values: values, fields: orderedFields))
         continue
       }
       tableChanges.append(
         RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: state.isDeleted))
       guard indexes, let segment = directory.segment(of: row) else { continue }
       let (old, new) = try changedEntries(of: row, newLSN: state.isDeleted ? nil : state.lsn, txn)
+      if state.isDeleted || !new.ordered.isEmpty {
+        columnChanges.append(
+          OrderedColumns.Change(
+            row: row, keys: new.ordered.map { ($0.field, $0.key) }, isRemoval: state.isDeleted))
+      }
       // A row keeps its key for life: its covering entries carry the key it has now.
       let id =
         directory.coversKeys && state.key.count == 8
@@ -107,7 +116,10 @@ extension StoredCollection {
       directory.end = newEnd
     }
     try rowTable.apply(tableChanges, txn)
-    if indexes { try mergeLastSegments(&directory, txn) }
+    if indexes {
+      try orderedColumns?.apply(columnChanges, txn)
+      try mergeLastSegments(&directory, txn)
+    }
     try directory.write(name, meta: meta, txn)
   }
 

@@ -35,32 +35,45 @@ extension StoredCollection {
     return segments
   }
 
+  /// The index pages and ordered columns of one rebuilt segment.
+  struct RebuiltIndexes: Sendable {
+    var pages: [(key: [UInt8], value: [UInt8])]
+    var columns: [OrderedColumns.Change]
+  }
+
   /// The pages of the rebuilt segment that starts at `segment`, holding the index entries of
-  /// `rows` (ascending) whose values are `values(i)`. Computed apart from any transaction, on
-  /// up to two cores, so that a replay lays out one segment while it writes the previous one.
-  static func rebuiltPages(
+  /// `rows` (ascending) whose values are `values(i)`, and their ordered columns. Computed apart
+  /// from any transaction, on up to two cores, so that a replay lays out one segment while it
+  /// writes the previous one.
+  static func rebuiltIndexes(
     schema: CollectionSchema, rows: [Row], segment: Row, coversKeys: Bool,
     values: @Sendable (Int) throws -> [FieldValue]
-  ) throws -> [(key: [UInt8], value: [UInt8])] {
+  ) throws -> RebuiltIndexes {
     let parts = try SegmentBuilder.build(schema: schema, rows: rows, values: values)
-    return SegmentBuilder.pages(parts, segment: segment, coversKeys: coversKeys)
+    let fields = OrderedColumns.orderedFields(of: schema)
+    let columns =
+      fields.isEmpty
+      ? []
+      : try rows.indices.map { OrderedColumns.change(row: rows[$0], values: try values($0), fields: fields) }
+    return RebuiltIndexes(
+      pages: SegmentBuilder.pages(parts, segment: segment, coversKeys: coversKeys), columns: columns)
   }
 
   /// Appends `rows` (ascending, past every row written before, all of the rebuilt segment that
-  /// starts at `segment`) to the row table, their index pages `pages` (`rebuiltPages`, laid out
-  /// with `coversKeys`) to the index, and the segment to the directory.
+  /// starts at `segment`) to the row table, their index pages and columns `indexes`
+  /// (`rebuiltIndexes`, laid out with `coversKeys`) to the index, and the segment to the directory.
   func appendRebuilt(
-    _ rows: [RebuiltRow], pages: [(key: [UInt8], value: [UInt8])], segment: Row, coversKeys: Bool,
-    _ txn: WriteTransaction
+    _ rows: [RebuiltRow], indexes: RebuiltIndexes, segment: Row, coversKeys: Bool, _ txn: WriteTransaction
   ) throws {
     guard let last = rows.last else { return }
     var directory = try self.directory(txn)
     directory.begin(for: schema)
     precondition(
       directory.coversKeys == coversKeys, "a segment's pages were laid out for another directory")
-    for (key, value) in pages {
+    for (key, value) in indexes.pages {
       try txn.put(databases.index, key, value, flags: .append)
     }
+    try orderedColumns?.apply(indexes.columns, txn)
     directory.starts.append(segment)
     directory.end = last.row + 1
     try directory.write(name, meta: meta, txn)
@@ -108,6 +121,7 @@ extension StoredCollection {
     // The recent rows into the row table first: the records are read from there.
     try fold([], nextRow: next, txn, indexes: false)
     try txn.removeAll(databases.index)
+    if let columns = databases.columns { try txn.removeAll(columns) }
     var rows: [RebuiltRow] = []
     do {
       try rowTable.forEachBlock(txn) { block in
@@ -129,12 +143,13 @@ extension StoredCollection {
       let values = try chunk.map { row in
         try self.values(try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row))
       }
-      let pages = try Self.rebuiltPages(
+      let rebuilt = try Self.rebuiltIndexes(
         schema: schema, rows: chunk.map(\.row), segment: segment, coversKeys: directory.coversKeys
       ) { values[$0] }
-      for (key, value) in pages {
+      for (key, value) in rebuilt.pages {
         try txn.put(databases.index, key, value, flags: .append)
       }
+      try orderedColumns?.apply(rebuilt.columns, txn)
       directory.starts.append(segment)
       done += range.count
       progress(done, total)

@@ -18,6 +18,8 @@ struct SchemaVersion: Sendable, Hashable {
 /// - `indexes`: the segments of every index (`SegmentDirectory`, `IndexPageKey`).
 /// - `recent`: rows that small commits changed since the last fold (`RecentEntry`), which take
 ///   precedence over the row table and the segments.
+/// - `columns`: each folded row's ordered values (`OrderedColumns`), 64 rows a block; absent from
+///   a store of format 7, which is read as it is until its first writable open upgrades it.
 ///
 /// Records are stored once, in the log: the state says which event holds each row's record.
 struct CollectionDatabases: Sendable {
@@ -25,10 +27,12 @@ struct CollectionDatabases: Sendable {
   let rows: Database
   let index: Database
   let recent: Database
+  /// `nil` in a store of format 7 opened read-only.
+  let columns: Database?
 
-  static let suffixes = ["keys", "rows", "indexes", "recent"]
+  static let suffixes = ["keys", "rows", "indexes", "recent", "columns"]
 
-  var all: [Database] { [keys, rows, index, recent] }
+  var all: [Database] { [keys, rows, index, recent] + (columns.map { [$0] } ?? []) }
 
   /// Opens (or creates) the databases of the collection `name`, whose keys are `keyType`.
   static func open(
@@ -38,9 +42,15 @@ struct CollectionDatabases: Sendable {
     func open(_ suffix: String, _ flags: DatabaseFlags = []) throws -> Database {
       try environment.openDatabase("\(name).\(suffix)", flags: flags, create: create, in: txn)
     }
+    let columns: Database?
+    do {
+      columns = try open("columns", .integerKey)
+    } catch let error as LMDBError where error.isNotFound && !create {
+      columns = nil
+    }
     return CollectionDatabases(
       keys: try open("keys", keyType == .integer ? .integerKey : []), rows: try open("rows", .integerKey),
-      index: try open("indexes"), recent: try open("recent", .integerKey))
+      index: try open("indexes"), recent: try open("recent", .integerKey), columns: columns)
   }
 }
 
@@ -70,6 +80,11 @@ struct StoredCollection: Sendable {
 
   var rowTable: RowTable {
     RowTable(database: databases.rows, integerKeys: schema.primaryKey.type == .integer)
+  }
+
+  /// The ordered values by row, or `nil` in a store of format 7 opened read-only.
+  var orderedColumns: OrderedColumns? {
+    databases.columns.map { OrderedColumns(database: $0, schema: schema) }
   }
 
   /// The key of `meta` that holds the next row to hand out.

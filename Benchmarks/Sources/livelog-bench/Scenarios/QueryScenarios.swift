@@ -110,11 +110,12 @@ struct QueryBenchmark {
     var log = 0
     // Sorted by name pattern rather than by a fixed list, so that both storage layouts classify:
     // `NAME.records`, `NAME.rows`, `NAME.ids`, `NAME.index.trigrams`, … before format 5 and
-    // `NAME.keys`, `NAME.rows`, `NAME.recent`, `NAME.index` (`NAME.indexes` from format 7) after it.
+    // `NAME.keys`, `NAME.rows`, `NAME.recent`, `NAME.index` (`NAME.indexes` from format 7) after it,
+    // and `NAME.columns` (the ordered values by row) from format 8.
     for database in stats.databases {
       if database.name == "log" {
         log += database.bytes
-      } else if database.name.contains(".index") {
+      } else if database.name.contains(".index") || database.name.hasSuffix(".columns") {
         indexes += database.bytes
       } else {
         // A collection's other databases, and the store's small `meta` and `catalog` tables,
