@@ -29,8 +29,8 @@ import Testing
           )
         }
       }
-      let bits = expected.keys.sorted()
-      let bytes = OrderedColumnBlock.encode(bits: bits, keys: bits.map { expected[$0]! })
+      let rows = expected.keys.reduce(UInt64(0)) { $0 | 1 << UInt64($1) }
+      let bytes = OrderedColumnBlock.encode(rows: rows) { expected[$0]! }
       try bytes.withUnsafeBytes { value in
         let block = try OrderedColumnBlock(value)
         for bit in 0..<64 {
@@ -135,7 +135,8 @@ import Testing
   }
 
   /// A store of format 7 has no columns: a read-only open reads it as it is (each candidate's
-  /// record checked, with the same answers), and the first writable open rebuilds it with them.
+  /// record checked, with the same answers), as do `livelog`'s reading commands, which leave it
+  /// at format 7 and say so; the first writable open rebuilds it with them.
   @Test func aStoreOfFormatSevenIsReadAsItIsThenUpgraded() throws {
     let directory = try TemporaryDirectory()
     let path = directory.child("store")
@@ -166,7 +167,18 @@ import Testing
       #expect(!explanation.steps.contains { $0.description.contains("by row among") }, "\(explanation.steps)")
       #expect(explanation.checked > 0)
       #expect(try store.verify(scratchParent: directory.path).passed)
+      #expect(try store.statistics().format == 7)
     }
+    let tool = CommandLineTool(store: path)
+    let listed = try tool.run(["query", text, "--format", "ndjson"])
+    #expect(listed.status == 0 && !listed.stderr.contains("upgrading"), "\(listed.stderr)")
+    let ids = try listed.stdout.split(separator: "\n").map { line in
+      try #require(
+        (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? Int64)
+    }
+    #expect(ids.sorted() == expected, "\(listed.stdout)")
+    #expect(try tool.run(["stats"]).stdout.contains("format 7"))
+    #expect(try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains("format 7"))
     let store = try Store(directory: path)
     #expect(
       try String(contentsOfFile: path + "/LIVELOG", encoding: .utf8).contains(
@@ -176,7 +188,8 @@ import Testing
     #expect(try store.verify(scratchParent: directory.path).passed)
   }
 
-  /// A column block that disagrees with the records fails verification, at the index.
+  /// A column block that disagrees with the records fails verification, at the index, naming the
+  /// row; a block past the collection's rows is damage, reported as such.
   @Test func aDamagedColumnFailsVerification() throws {
     let directory = try TemporaryDirectory()
     let store = try Store.scratch(in: directory)
@@ -194,8 +207,20 @@ import Testing
     }
     let report = try store.verify(scratchParent: directory.path)
     #expect(!report.passed)
-    #expect(
-      String(describing: report.difference).contains("repositories.indexes"),
-      "\(String(describing: report.difference))")
+    let difference = String(describing: report.difference)
+    #expect(difference.contains("repositories.indexes"), "\(difference)")
+    #expect(difference.contains("the ordered columns of row 70"), "\(difference)")
+    try store.environment.write { txn in
+      let collection = try #require(try store.read { _, state in state.collection(named: "repositories") })
+      let columns = try #require(collection.orderedColumns)
+      let block = OrderedColumnBlock.encode(rows: 1) { _ in .integer(1) }
+      try txn.put(columns.database, OrderedColumns.key(block: 1 << 24, slot: columns.slots[0]), block)
+    }
+    do {
+      let report = try store.verify(scratchParent: directory.path)
+      #expect(!report.passed)
+    } catch {
+      #expect(String(describing: error).contains("the ordered columns is damaged"), "\(error)")
+    }
   }
 }

@@ -154,12 +154,20 @@ extension StateContent {
     of collection: StoredCollection, _ columns: OrderedColumns, byRow: Bool, _ txn: some ReadableTransaction
   ) throws -> IndexFingerprints {
     let recent = try RecentRows.load(collection, txn)
+    // A block past the collection's rows is damage, and would make the fingerprints by row as long
+    // as its row.
+    let end = try collection.nextRow(txn)
     var blocks: [(key: UInt64, value: UnsafeRawBufferPointer)] = []
     try txn.withCursor(columns.database) { cursor in
       var entry = try cursor.first()
       while let current = entry {
         guard let key = current.integerKey else {
           throw collection.damaged("the ordered columns", PageDamage("a key of \(current.key.count) bytes"))
+        }
+        guard (key >> 8) << RowTable.blockShift < end else {
+          throw collection.damaged(
+            "the ordered columns",
+            PageDamage("a block of rows from \((key >> 8) << RowTable.blockShift), past the last"))
         }
         blocks.append((key, current.value))
         entry = try cursor.next()
@@ -214,7 +222,7 @@ extension StateContent {
   /// The sum of the hashes (as `IndexEntry.fingerprint` gives them) of the entries an index
   /// built from the encoded record `bytes` under `schema` holds for it at `row`, and their number
   /// (as `IndexEntry.fingerprint` counts them): one per trigram posting, one per distinct term,
-  /// one per ordered value. What `indexFingerprints` reads for that row, computed without
+  /// two per ordered value (its entry and its copy in the ordered columns). What `indexFingerprints` reads for that row, computed without
   /// building the index.
   ///
   /// The record is read in place: text that is all ASCII (most of it) is hashed from its stored

@@ -217,7 +217,8 @@ extension Store {
     return tables
   }
 
-  /// Every LMDB database of the store: the log, meta and catalog, and each collection's four.
+  /// Every LMDB database of the store: the log, meta and catalog, the checkpoints, and each
+  /// collection's (`CollectionDatabases`).
   func allDatabases(_ state: CatalogState) -> [Database] {
     [log.database, meta, catalog.database] + (checkpoints.map { [$0.database] } ?? [])
       + state.all.flatMap(\.databases.all)
@@ -302,9 +303,11 @@ extension Store {
     let onlyMine = x.filter { entry in !y.contains { $0.hash == entry.hash } }
     let onlyTheirs = y.filter { entry in !x.contains { $0.hash == entry.hash } }
     let schema = left.schema
+    // Entries that agree in a row whose fingerprints differ: the ordered columns differ, which
+    // this listing leaves out.
     let key =
       onlyMine.first.map { $0.describe(schema) } ?? onlyTheirs.first.map { $0.describe(schema) }
-      ?? "row \(row)"
+      ?? "the ordered columns of row \(row)"
     return StateDifference(
       database: name,
       key: key.hasSuffix("row \(row)") || key.contains("row \(row) ") ? key : key + ", row \(row)",

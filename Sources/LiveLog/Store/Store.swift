@@ -19,6 +19,9 @@ public final class Store: Sendable {
   public let directory: String
   /// The options it was opened with.
   public let options: StoreOptions
+  /// The format of its state as opened: the current one, or an older one read as it is by a
+  /// read-only open (`StoreDirectory.oldestFormatReadAsIs`).
+  let format: Int
   let environment: Environment
   let log: EventLog
   let meta: Database
@@ -54,6 +57,7 @@ public final class Store: Sendable {
       try StoreUpgrade.rebuild(directory: directory, options: options)
       format = StoreDirectory.currentFormat
     }
+    self.format = format
     let environment: Environment
     do {
       environment = try Environment.open(path: directory, options: options.environmentOptions)

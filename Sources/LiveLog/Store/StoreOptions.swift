@@ -14,7 +14,7 @@ public struct StoreOptions: Sendable {
   public var readOnly: Bool = false
   /// The most read transactions open at once across all processes.
   public var maxReaders: Int = 126
-  /// The most collections the store may hold. Each takes four LMDB databases, and LMDB fixes
+  /// The most collections the store may hold. Each takes five LMDB databases, and LMDB fixes
   /// their number when the environment opens; every process that opens the store must allow at
   /// least as many as the store holds.
   public var maximumCollections: Int = 40

@@ -67,7 +67,7 @@ extension Store {
           bytes: try collection.databases.all.reduce(0) { $0 + (try txn.statistics($1).bytes) })
       }
       return StoreStatistics(
-        format: StoreDirectory.currentFormat,
+        format: format,
         version: try log.lastLSN(txn),
         records: collections.reduce(0) { $0 + $1.records },
         collections: collections,

@@ -51,6 +51,10 @@ extension Store {
   /// The format this build writes; a store of an older one is upgraded to it.
   public static var currentFormat: Int { StoreDirectory.currentFormat }
 
+  /// The oldest format a read-only open reads as it is, without an upgrade: format 7, which
+  /// lacks only the ordered columns of format 8 (its queries check records instead).
+  public static var oldestFormatReadAsIs: Int { StoreDirectory.oldestFormatReadAsIs }
+
   /// The format of the store in `directory` when it is older than `currentFormat`: its next
   /// writable open, or `Store.repair`, upgrades it. `nil` for a store of the current format, a
   /// directory that holds no store yet, and one an open refuses (the open says why).

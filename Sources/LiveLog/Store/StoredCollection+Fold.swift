@@ -117,7 +117,7 @@ extension StoredCollection {
     }
     try rowTable.apply(tableChanges, txn)
     if indexes {
-      try orderedColumns?.apply(columnChanges, txn)
+      try applyToColumns(columnChanges, txn)
       try mergeLastSegments(&directory, txn)
     }
     try directory.write(name, meta: meta, txn)

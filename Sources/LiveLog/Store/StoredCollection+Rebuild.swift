@@ -73,7 +73,7 @@ extension StoredCollection {
     for (key, value) in indexes.pages {
       try txn.put(databases.index, key, value, flags: .append)
     }
-    try orderedColumns?.apply(indexes.columns, txn)
+    try applyToColumns(indexes.columns, txn)
     directory.starts.append(segment)
     directory.end = last.row + 1
     try directory.write(name, meta: meta, txn)
@@ -149,7 +149,7 @@ extension StoredCollection {
       for (key, value) in rebuilt.pages {
         try txn.put(databases.index, key, value, flags: .append)
       }
-      try orderedColumns?.apply(rebuilt.columns, txn)
+      try applyToColumns(rebuilt.columns, txn)
       directory.starts.append(segment)
       done += range.count
       progress(done, total)

@@ -87,6 +87,15 @@ struct StoredCollection: Sendable {
     databases.columns.map { OrderedColumns(database: $0, schema: schema) }
   }
 
+  /// Writes `changes` (ascending by row) into the ordered columns.
+  func applyToColumns(_ changes: [OrderedColumns.Change], _ txn: WriteTransaction) throws {
+    do {
+      try orderedColumns?.apply(changes, txn)
+    } catch let damage as PageDamage {
+      throw damaged("the ordered columns", damage)
+    }
+  }
+
   /// The key of `meta` that holds the next row to hand out.
   var nextRowKey: [UInt8] { Array("next_row:\(name)".utf8) }
   /// The key of `meta` that holds how many records the collection has.

@@ -16,8 +16,8 @@ struct CommandContext {
   var replications: [Replication] { held.list.withLock { $0 } }
 
   /// Opens the store, read-only when the command only reads. A store of an older format is
-  /// upgraded first, by reading or writing commands alike, with a note and its progress on
-  /// standard error. With `--nats`, a store opened for writing writes through the stream, and has
+  /// upgraded first, with a note and its progress on standard error: by a writing command, and by
+  /// a reading one when the store is older than a read-only open reads as it is (format 7). With `--nats`, a store opened for writing writes through the stream, and has
   /// caught up with it unless `catchingUp` is false.
   func openStore(readOnly: Bool = false, durability: StoreOptions? = nil, catchingUp: Bool = true) throws
     -> Store
@@ -25,7 +25,11 @@ struct CommandContext {
     var options = durability ?? StoreOptions()
     options.readOnly = readOnly
     if let maximumMapSize { options.maximumMapSize = maximumMapSize }
-    if let found = Store.formatAwaitingUpgrade(directory: storePath) {
+    // A reading command reads a store it can read as it is, writing nothing: it may lack write
+    // access, and another process (of an older build) may have the store open.
+    if let found = Store.formatAwaitingUpgrade(directory: storePath),
+      !readOnly || found < Store.oldestFormatReadAsIs
+    {
       noteUpgrade(from: found)
       var writable = options
       writable.readOnly = false

@@ -81,19 +81,21 @@ struct OrderedColumnBlock {
   /// The key every NaN has (`OrderedKey.double`).
   static let nan = OrderedKey(flag: 2, high: 0, low: 0)
 
-  /// The bytes of a block whose rows at bits `bits` (ascending, distinct, 0 to 63) have `keys`.
-  /// A key that is not a value is stored as the nil or NaN key (the only ones `OrderedKey`
-  /// makes).
-  static func encode(bits: [Int], keys: [OrderedKey]) -> [UInt8] {
-    var mask: UInt64 = 0
+  /// The bytes of a block whose rows are the bits set in `rows` (bit i for row i of the block),
+  /// each with the key `key(i)`. A key that is not a value is stored as the nil or NaN key (the
+  /// only ones `OrderedKey` makes).
+  static func encode(rows mask: UInt64, key: (Int) -> OrderedKey) -> [UInt8] {
     var absent: UInt64 = 0
     var nans: UInt64 = 0
     var baseHigh = UInt64.max
     var baseLow = UInt32.max
     var topHigh: UInt64 = 0
     var topLow: UInt32 = 0
-    for (bit, key) in zip(bits, keys) {
-      mask |= 1 << UInt64(bit)
+    var bits = mask
+    while bits != 0 {
+      let bit = bits.trailingZeroBitCount
+      bits &= bits - 1
+      let key = key(bit)
       guard key.flag == 1 else {
         absent |= 1 << UInt64(bit)
         if key.flag == 2 { nans |= 1 << UInt64(bit) }
@@ -108,17 +110,24 @@ struct OrderedColumnBlock {
     let highWidth = (64 - (topHigh - baseHigh).leadingZeroBitCount + 7) / 8
     let lowWidth = (32 - (topLow - baseLow).leadingZeroBitCount + 7) / 8
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(headerSize + bits.count * (highWidth + lowWidth))
-    for word in [mask, absent, nans, baseHigh] {
-      withUnsafeBytes(of: word.littleEndian) { bytes.append(contentsOf: $0) }
+    bytes.reserveCapacity(headerSize + mask.nonzeroBitCount * (highWidth + lowWidth))
+    func append(_ word: UInt64, _ width: Int) {
+      for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(8 * index))) }
     }
-    withUnsafeBytes(of: baseLow.littleEndian) { bytes.append(contentsOf: $0) }
+    append(mask, 8)
+    append(absent, 8)
+    append(nans, 8)
+    append(baseHigh, 8)
+    append(UInt64(baseLow), 4)
     bytes.append(UInt8(highWidth))
     bytes.append(UInt8(lowWidth))
-    for key in keys {
+    bits = mask
+    while bits != 0 {
+      let key = key(bits.trailingZeroBitCount)
+      bits &= bits - 1
       let (high, low) = key.flag == 1 ? (key.high - baseHigh, UInt64(key.low - baseLow)) : (0, 0)
-      for index in 0..<highWidth { bytes.append(UInt8(truncatingIfNeeded: high >> UInt64(8 * index))) }
-      for index in 0..<lowWidth { bytes.append(UInt8(truncatingIfNeeded: low >> UInt64(8 * index))) }
+      append(high, highWidth)
+      append(low, lowWidth)
     }
     return bytes
   }

@@ -76,46 +76,60 @@ struct OrderedColumns {
   }
 
   /// Writes `changes`, ascending by row, each row at most once. Blocks past every stored one go
-  /// in with `MDB_APPEND`.
+  /// in with `MDB_APPEND`. A replay writes a segment's 131,072 rows at once: each block's keys are
+  /// gathered per field in one pass over its rows, not one pass per field.
   func apply(_ changes: [Change], _ txn: WriteTransaction) throws {
     guard !slots.isEmpty, !changes.isEmpty else { return }
     var last = try txn.withCursor(database) { cursor in try cursor.last()?.integerKey }
+    let size = RowTable.blockSize
+    var position = [Int](repeating: -1, count: 256)
+    for (index, slot) in slots.enumerated() { position[Int(slot)] = index }
+    // Per field (in the order of `slots`): the block's keys by bit, the bits set, whether touched.
+    var keys = [OrderedKey](repeating: .null, count: slots.count * size)
+    var present = [UInt64](repeating: 0, count: slots.count)
+    var touched = [Bool](repeating: false, count: slots.count)
     var start = 0
-    var keys = [OrderedKey?](repeating: nil, count: RowTable.blockSize)
-    var touched = [Bool](repeating: false, count: 256)
     while start < changes.count {
       let block = RowTable.block(of: changes[start].row)
-      var end = start
-      while end < changes.count && RowTable.block(of: changes[end].row) == block { end += 1 }
-      for slot in slots { touched[Int(slot)] = false }
-      for change in changes[start..<end] {
-        if change.isRemoval {
-          for slot in slots { touched[Int(slot)] = true }
-        } else {
-          for (slot, _) in change.keys { touched[Int(slot)] = true }
-        }
+      var removed: UInt64 = 0
+      for index in slots.indices {
+        present[index] = 0
+        touched[index] = false
       }
-      for slot in slots where touched[Int(slot)] {
+      var end = start
+      while end < changes.count && RowTable.block(of: changes[end].row) == block {
+        let change = changes[end]
+        let bit = Int(change.row & 63)
+        if change.isRemoval {
+          removed |= 1 << UInt64(bit)
+          for index in slots.indices { touched[index] = true }
+        }
+        for (slot, key) in change.keys where !change.isRemoval && position[Int(slot)] >= 0 {
+          let index = position[Int(slot)]
+          keys[index * size + bit] = key
+          present[index] |= 1 << UInt64(bit)
+          touched[index] = true
+        }
+        end += 1
+      }
+      for (index, slot) in slots.enumerated() where touched[index] {
         let key = Self.key(block: block, slot: slot)
-        for bit in 0..<keys.count { keys[bit] = nil }
+        let base = index * size
         let stored = last.map { key <= $0 } ?? false
         if stored, let value = try txn.get(database, key) {
-          try OrderedColumnBlock(value).forEach { bit, value in keys[bit] = value }
-        }
-        for change in changes[start..<end] {
-          let bit = Int(change.row & 63)
-          if change.isRemoval {
-            keys[bit] = nil
-          } else if let new = change.keys.first(where: { $0.slot == slot }) {
-            keys[bit] = new.key
+          // The stored rows that no change names keep their keys.
+          try OrderedColumnBlock(value).forEach { bit, value in
+            let flag: UInt64 = 1 << UInt64(bit)
+            guard (present[index] | removed) & flag == 0 else { return }
+            keys[base + bit] = value
+            present[index] |= flag
           }
         }
-        let bits = keys.indices.filter { keys[$0] != nil }
-        if bits.isEmpty {
+        if present[index] == 0 {
           if stored { _ = try txn.delete(database, key) }
           continue
         }
-        let value = OrderedColumnBlock.encode(bits: bits, keys: bits.compactMap { keys[$0] })
+        let value = OrderedColumnBlock.encode(rows: present[index]) { keys[base + $0] }
         try txn.put(database, key, value, flags: stored ? [] : .append)
         if !stored { last = key }
       }
