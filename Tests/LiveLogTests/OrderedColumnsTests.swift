@@ -71,13 +71,11 @@ import Testing
   @Test(arguments: [3, 4])
   func aWideRangeReadByRowAgreesWithBruteForce(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
-    let store = try Store.scratch(in: directory)
+    let modelled = try ModelledStore(in: directory)
+    let store = modelled.store
     var random = SplitMix64(seed: seed)
-    var model: [Int64: Repository] = [:]
     for batch in 0..<5 {
-      let repositories = (0..<3_000).map { Self.repository(Int64(batch * 3_000 + $0 + 1), &random) }
-      for repository in repositories { model[repository.id] = repository }
-      try store.write(repositories.map(Mutation.upsert))
+      try modelled.upsert((0..<3_000).map { Self.repository(Int64(batch * 3_000 + $0 + 1), &random) })
     }
     let queries = [
       "full_name CONTAINS[c] 'qzx' AND stargazers_count > 10",
@@ -90,10 +88,7 @@ import Testing
     func check(_ stage: String) throws {
       for text in queries {
         let query = try Query(parsing: text)
-        let predicate = query.predicate
-        let expected = model.values.filter { ReferenceEvaluator.matches(predicate, $0.fieldValues) }
-          .map(\.id).sorted()
-        #expect(try store.results(query).ids().sorted() == expected, "\(stage): \(text)")
+        #expect(try store.results(query).ids().sorted() == modelled.expectedIDs(query), "\(stage): \(text)")
         guard !text.contains("NOT") else { continue }
         let explanation = try store.explain(query)
         let byRow = explanation.steps.filter { $0.description.contains("by row among") }
@@ -110,25 +105,20 @@ import Testing
       case 0:
         var repository = Self.repository(id, &random)
         repository.fullName = "owner1/qzx-\(round)"
-        model[id] = repository
-        try store.write([.upsert(repository)])
+        try modelled.upsert([repository])
       case 1:
         // A stored row's stars alone changed: in or out of the range.
-        guard var repository = model[id] else { continue }
+        guard var repository = modelled.model[id] else { continue }
         repository.stargazersCount = round % 2 == 0 ? 5 : 50
-        model[id] = repository
-        try store.write([.upsert(repository)])
+        try modelled.upsert([repository])
       default:
-        model[id] = nil
-        try store.write([.delete(Repository.self, id: id)])
+        try modelled.delete(id)
       }
       if round == 45 { try check("recent rows") }
     }
     try check("recent rows")
     // A large commit folds the recent rows into the columns.
-    let more = (0..<600).map { Self.repository(Int64(30_000 + $0), &random) }
-    for repository in more { model[repository.id] = repository }
-    try store.write(more.map(Mutation.upsert))
+    try modelled.upsert((0..<600).map { Self.repository(Int64(30_000 + $0), &random) })
     try check("folded")
     let report = try store.verify(scratchParent: directory.path)
     #expect(report.passed, "\(report.difference.map(String.init(describing:)) ?? "")")

@@ -23,14 +23,12 @@ import Testing
   @Test(arguments: [11, 12])
   func aCommonValueReadAmongTheCandidatesAgreesWithBruteForce(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
-    let store = try Store.scratch(in: directory)
+    let modelled = try ModelledStore(in: directory)
+    let store = modelled.store
     var random = SplitMix64(seed: seed)
-    var model: [Int64: Repository] = [:]
     // Large commits: segments (the first four merge into one, the fifth stays apart).
     for batch in 0..<5 {
-      let repositories = (0..<3_000).map { Self.repository(Int64(batch * 3_000 + $0 + 1), &random) }
-      for repository in repositories { model[repository.id] = repository }
-      try store.write(repositories.map(Mutation.upsert))
+      try modelled.upsert((0..<3_000).map { Self.repository(Int64(batch * 3_000 + $0 + 1), &random) })
     }
     let queries = [
       "full_name CONTAINS[c] 'zeta' AND language == 'Python'",
@@ -44,9 +42,7 @@ import Testing
     func check(_ stage: String) throws {
       for text in queries {
         let query = try Query(parsing: text)
-        let predicate = try Query(parsing: text).predicate
-        let expected = model.values.filter { ReferenceEvaluator.matches(predicate, $0.fieldValues) }
-          .map(\.id).sorted()
+        let expected = modelled.expectedIDs(query)
         #expect(try store.results(query).ids().sorted() == expected, "\(stage): \(text)")
         // The language's list was read, exactly: no record needed checking for it.
         let explanation = try store.explain(query)
@@ -73,15 +69,11 @@ import Testing
       case 0:
         var repository = Self.repository(id, &random)
         repository.fullName = "owner1/zeta-\(round)"
-        model[id] = repository
-        try store.write([.upsert(repository)])
+        try modelled.upsert([repository])
       case 1:
-        model[id] = nil
-        try store.write([.delete(Repository.self, id: id)])
+        try modelled.delete(id)
       default:
-        let repository = Self.repository(Int64(20_000 + round), &random)
-        model[repository.id] = repository
-        try store.write([.upsert(repository)])
+        try modelled.upsert([Self.repository(Int64(20_000 + round), &random)])
       }
     }
     try check("recent rows")
