@@ -164,10 +164,10 @@ extension StateContent {
         guard let key = current.integerKey else {
           throw collection.damaged("the ordered columns", PageDamage("a key of \(current.key.count) bytes"))
         }
-        guard (key >> 8) << RowTable.blockShift < end else {
+        guard OrderedColumns.firstRow(ofKey: key) < end else {
           throw collection.damaged(
             "the ordered columns",
-            PageDamage("a block of rows from \((key >> 8) << RowTable.blockShift), past the last"))
+            PageDamage("a block of rows from \(OrderedColumns.firstRow(ofKey: key)), past the last"))
         }
         blocks.append((key, current.value))
         entry = try cursor.next()
@@ -180,13 +180,13 @@ extension StateContent {
       let (blocks, recent) = shared.value
       var fingerprints = IndexFingerprints(
         base: part.isEmpty
-          ? 0 : Row(truncatingIfNeeded: (blocks[part.lowerBound].key >> 8) << RowTable.blockShift),
+          ? 0 : Row(truncatingIfNeeded: OrderedColumns.firstRow(ofKey: blocks[part.lowerBound].key)),
         byRow: byRow)
       var bytes: [UInt8] = []
       for index in part {
         let (key, value) = blocks[index]
-        let slot = UInt8(truncatingIfNeeded: key)
-        let first = Row(truncatingIfNeeded: (key >> 8) << RowTable.blockShift)
+        let slot = OrderedColumns.slot(ofKey: key)
+        let first = Row(truncatingIfNeeded: OrderedColumns.firstRow(ofKey: key))
         let width = widths[Int(slot)]
         let block: OrderedColumnBlock
         do {
@@ -222,8 +222,8 @@ extension StateContent {
   /// The sum of the hashes (as `IndexEntry.fingerprint` gives them) of the entries an index
   /// built from the encoded record `bytes` under `schema` holds for it at `row`, and their number
   /// (as `IndexEntry.fingerprint` counts them): one per trigram posting, one per distinct term,
-  /// two per ordered value (its entry and its copy in the ordered columns). What `indexFingerprints` reads for that row, computed without
-  /// building the index.
+  /// two per ordered value (its entry and its copy in the ordered columns). What
+  /// `indexFingerprints` reads for that row, computed without building the index.
   ///
   /// The record is read in place: text that is all ASCII (most of it) is hashed from its stored
   /// bytes, without the `String`s decoding the record makes, and fields without an index are

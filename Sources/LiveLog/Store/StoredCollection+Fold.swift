@@ -70,7 +70,9 @@ extension StoredCollection {
         newRows.append(row)
         newValues.append(values)
         tableChanges.append(RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: false))
-        columnChanges.append(OrderedColumns.change(row: row, values: values, fields: orderedFields))
+        if indexes {
+          columnChanges.append(OrderedColumns.change(row: row, values: values, fields: orderedFields))
+        }
         continue
       }
       tableChanges.append(

@@ -17,8 +17,9 @@ struct CommandContext {
 
   /// Opens the store, read-only when the command only reads. A store of an older format is
   /// upgraded first, with a note and its progress on standard error: by a writing command, and by
-  /// a reading one when the store is older than a read-only open reads as it is (format 7). With `--nats`, a store opened for writing writes through the stream, and has
-  /// caught up with it unless `catchingUp` is false.
+  /// a reading one when the store is older than a read-only open reads as it is (format 7). With
+  /// `--nats`, a store opened for writing writes through the stream, and has caught up with it
+  /// unless `catchingUp` is false.
   func openStore(readOnly: Bool = false, durability: StoreOptions? = nil, catchingUp: Bool = true) throws
     -> Store
   {

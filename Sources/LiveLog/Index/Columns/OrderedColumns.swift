@@ -31,30 +31,18 @@ struct OrderedColumns {
 
   static func key(block: UInt64, slot: UInt8) -> UInt64 { block << 8 | UInt64(slot) }
 
+  /// The first row of the block a stored key names.
+  static func firstRow(ofKey key: UInt64) -> UInt64 { (key >> 8) << UInt64(RowTable.blockShift) }
+
+  /// The field slot a stored key names.
+  static func slot(ofKey key: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: key) }
+
   /// The block of `slot` that holds `row`, read in place, if stored.
   func block(of row: Row, slot: UInt8, _ txn: some ReadableTransaction) throws -> OrderedColumnBlock? {
     guard let value = try txn.get(database, Self.key(block: RowTable.block(of: row), slot: slot)) else {
       return nil
     }
     return try OrderedColumnBlock(value)
-  }
-
-  /// Calls `body` with every stored row, slot and key, block by block.
-  func forEach(_ txn: some ReadableTransaction, _ body: (Row, UInt8, OrderedKey) throws -> Void) throws {
-    try txn.withCursor(database) { cursor in
-      var entry = try cursor.first()
-      while let current = entry {
-        guard let key = current.integerKey else {
-          throw PageDamage("an ordered column key of \(current.key.count) bytes")
-        }
-        let first = Row(truncatingIfNeeded: (key >> 8) << RowTable.blockShift)
-        let slot = UInt8(truncatingIfNeeded: key)
-        try OrderedColumnBlock(current.value).forEach { bit, value in
-          try body(first + Row(bit), slot, value)
-        }
-        entry = try cursor.next()
-      }
-    }
   }
 
   /// One row's new keys: every ordered field's for a new row, those that changed for an updated
