@@ -4,7 +4,8 @@
 /// - **substring** (`IndexKind.trigram`): every distinct 3-byte run of the field's `[cd]`-folded
 ///   UTF-8 text, with its positions; key `[field, b0, b1, b2]` (`trigramCode`).
 /// - **equality** (`IndexKind.term`): the value itself, grouped under its folded form so that a
-///   `[c]`/`[d]` lookup scans one key range; key
+///   `[c]`/`[d]` lookup scans one key range, and a `BEGINSWITH` the groups whose fold begins with
+///   the prefix's (escaping keeps prefixes: a prefix's escape is a prefix of the escape); key
 ///   `[field] ++ escaped(fold(v, [cd])) ++ [0, 0] ++ escaped(v) ++ [0, 0]`, and `[field, 0xFF]` for
 ///   nil (no UTF-8 text holds the byte 0xFF). Lists (`topics`) file each element; booleans file
 ///   `true` / `false`.
@@ -152,19 +153,30 @@ enum IndexKeys {
 
   static func nullTermPrefix(field: Int) -> [UInt8] { [UInt8(field), 0xFF] }
 
-  /// The exact value of an equality prefix made by `termPrefix`, or `nil` for another shape.
-  static func exactValue(ofTermPrefix prefix: UnsafeRawBufferPointer, groupCount: Int) -> String? {
-    var bytes: [UInt8] = []
-    var index = groupCount
-    while index + 1 < prefix.count {
-      let byte = prefix[index]
+  /// Writes the exact value of an equality prefix made by `termPrefix` into `bytes` (its UTF-8,
+  /// unescaped) and returns `true`, or returns `false` for another shape. The value follows the
+  /// group: the field, the escaped fold and its two zeros.
+  static func exactValue(ofTermPrefix prefix: UnsafeRawBufferPointer, into bytes: inout [UInt8]) -> Bool {
+    bytes.removeAll(keepingCapacity: true)
+    guard let start = endOfEscaped(prefix, from: 1, keeping: nil) else { return false }
+    return endOfEscaped(prefix, from: start, keeping: &bytes) != nil
+  }
+
+  /// The index just past the two zeros that end the escaped part of `key` starting at `start`
+  /// (`appendEscaped`), or `nil` when none do; the part's bytes, unescaped, are appended to `kept`.
+  private static func endOfEscaped(
+    _ key: UnsafeRawBufferPointer, from start: Int, keeping kept: UnsafeMutablePointer<[UInt8]>?
+  ) -> Int? {
+    var index = start
+    while index + 1 < key.count {
+      let byte = key[index]
       if byte == 0 {
-        if prefix[index + 1] == 0 { return String.validated(utf8: bytes) }
+        if key[index + 1] == 0 { return index + 2 }
         index += 2
-        bytes.append(0)
+        kept?.pointee.append(0)
         continue
       }
-      bytes.append(byte)
+      kept?.pointee.append(byte)
       index += 1
     }
     return nil

@@ -1,19 +1,66 @@
 import LMDB
 
+/// Which exact values of an equality index a term lookup accepts.
+enum TermMatch {
+  /// Those equal to the value under the options: the values of one folded group.
+  case equal
+  /// Those that begin with the value under the options: the groups whose fold begins with its
+  /// fold. No other group holds one: a value that begins with the prefix under any options
+  /// begins with it under `[cd]`, since each scalar folds alone and a `[cd]` fold of any fold is
+  /// the `[cd]` fold (`TextFolding`).
+  case prefix
+}
+
 extension IndexReader {
-  /// The rows of every exact value of `field` filed under the `[cd]` fold `folded` that equals
-  /// `value` under `options` (a `[c]` or `[d]` equality), ascending; with `countOnly`, only how
-  /// many (from page headers, capped past `limit`).
+  /// The rows of every exact value of `field` whose `[cd]` fold is `folded` (or, for `.prefix`,
+  /// begins with it) and that equals (begins with) `value` under `options`, ascending; with
+  /// `countOnly`, only how many (from page headers, capped past `limit`).
   func termGroupRows(
-    field: Field, folded: [UInt8], value: String, options: StringOptions, countOnly: Bool, limit: Int
+    field: Field, folded: [UInt8], value: String, options: StringOptions, match: TermMatch, countOnly: Bool,
+    limit: Int
   ) throws -> (rows: [Row], count: Int) {
-    let group = IndexKeys.termGroupPrefix(field: field.position, folded: folded)
+    var group = IndexKeys.termGroupPrefix(field: field.position, folded: folded)
+    // A prefix's group is open: its fold, escaped, without the zeros that end a fold.
+    if match == .prefix { group.removeLast(2) }
     let target = TextFolding.fold(value, options)
+    var exact: [UInt8] = []
+    var exactFolded: [UInt8] = []
+    let lower = options.contains(.caseInsensitive)
     func accepts(_ key: UnsafeRawBufferPointer) throws -> Bool {
-      guard let exact = IndexKeys.exactValue(ofTermPrefix: key, groupCount: group.count) else {
+      // Most values are ASCII, whose fold is at most a lowercasing: compared in place, byte by
+      // byte, up to the first byte that is not (a zero is escaped, a byte past 0x7F starts a
+      // scalar); the rest go the general way. The value follows the group's fold, past the
+      // group itself (a prefix's group ends between escaped bytes).
+      var index = group.count
+      if match == .prefix {
+        while index + 1 < key.count, key[index] != 0 || key[index + 1] != 0 {
+          index += key[index] == 0 ? 2 : 1
+        }
+        index += 2
+      }
+      var matched = 0
+      while index < key.count {
+        let byte = key[index]
+        if matched == target.count {
+          // The value ends here (two zeros), or goes on: then only a prefix matches, but for a
+          // rest that is not ASCII, which may fold to nothing (`[d]` drops a combining accent).
+          if match == .prefix { return true }
+          if byte == 0 { return index + 1 < key.count && key[index + 1] == 0 }
+          if byte < 0x80 { return false }
+          break
+        }
+        if byte == 0 || byte >= 0x80 { break }
+        if (lower && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != target[matched] { return false }
+        matched += 1
+        index += 1
+      }
+      guard IndexKeys.exactValue(ofTermPrefix: key, into: &exact),
+        exact.withUnsafeBufferPointer({ String.isValid(utf8: $0) })
+      else {
         throw collection.damaged("the equality index of \(field.name)", PageDamage("a malformed term"))
       }
-      return TextFolding.fold(exact, options) == target
+      exact.withUnsafeBytes { TextFolding.fold(utf8: $0, options, into: &exactFolded) }
+      return match == .prefix ? exactFolded.starts(with: target) : exactFolded == target
     }
     var count = 0
     var lists: [[Row]] = []
@@ -41,6 +88,8 @@ extension IndexReader {
             guard try accepts(entry.key) else { continue }
             if countOnly {
               count += entry.rowCount
+              // An estimate: a prefix's range may be long, and past the limit it is only "many".
+              if count > limit { break scan }
             } else {
               try PostingPage.appendRows(of: entry, segment: segment, to: &rows)
             }
@@ -48,7 +97,7 @@ extension IndexReader {
           page = try cursor.next()
         }
         // Several exact values of one segment each list their rows: put them in order.
-        if !rows.isEmpty { lists.append(RowSet.normalized(rows)) }
+        if !rows.isEmpty { lists.append(RowSet.ascending(rows)) }
       }
     }
     var rows = RowSet.union(lists)

@@ -350,10 +350,10 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
     case .terms(_, let prefixes, _):
       found = .exact(RowSet.union(try prefixes.map { try indexes.rows(of: $0, kind: .term, within: within) }))
-    case .termGroup(let field, let folded, let value, let options):
+    case .termGroup(let field, let folded, let value, let options, let match):
       found = .exact(
         try indexes.termGroupRows(
-          field: field, folded: folded, value: value, options: options, countOnly: false,
+          field: field, folded: folded, value: value, options: options, match: match, countOnly: false,
           limit: Self.estimateLimit
         ).rows)
     case .ordered(let field, let lower, let upper, _):
@@ -404,9 +404,10 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       return smallest
     case .terms(_, let prefixes, _):
       return try prefixes.reduce(0) { $0 + (try indexes.count(of: $1, kind: .term, limit: limit)) }
-    case .termGroup(let field, let folded, let value, let options):
+    case .termGroup(let field, let folded, let value, let options, let match):
       return try indexes.termGroupRows(
-        field: field, folded: folded, value: value, options: options, countOnly: true, limit: limit
+        field: field, folded: folded, value: value, options: options, match: match, countOnly: true,
+        limit: limit
       ).count
     case .ordered(let field, let lower, let upper, _):
       return try indexes.orderedCount(field: field, lower: lower, upper: upper, limit: limit)
@@ -435,8 +436,10 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         + (anchored ? " from the start" : "") + checked
     case .terms(let field, _, let values):
       return "equality index of \(field.name): \(values.map { "'\($0)'" }.joined(separator: ", "))"
-    case .termGroup(let field, _, let value, let options):
-      return "equality index of \(field.name): values equal to '\(value)' \(optionText(options))"
+    case .termGroup(let field, _, let value, let options, let match):
+      let relation = match == .prefix ? "beginning with" : "equal to"
+      return "equality index of \(field.name): values \(relation) '\(value)'"
+        + (options.isEmpty ? "" : " " + optionText(options))
     case .ordered(let field, _, _, let range):
       return "ordered index of \(field.name): \(range)"
     }

@@ -26,8 +26,10 @@ struct IndexLookup {
     case substring(field: Field, pattern: [UInt8], anchored: Bool, check: SubstringCheck)
     /// The union of exact equality posting lists.
     case terms(field: Field, prefixes: [[UInt8]], values: [String])
-    /// Every exact value filed under one folded group that `accepts` under `options`.
-    case termGroup(field: Field, folded: [UInt8], value: String, options: StringOptions)
+    /// Every exact value filed under one folded group (`match` `.equal`), or under every group
+    /// whose fold begins with `folded` (`.prefix`), that equals (begins with) `value` under
+    /// `options`: decided from the values in the index's keys, so exact.
+    case termGroup(field: Field, folded: [UInt8], value: String, options: StringOptions, match: TermMatch)
     /// Rows whose value lies in an inclusive range of ordered keys (nil values: both bounds
     /// `OrderedKey.null`); `range` describes it for people.
     case ordered(field: Field, lower: OrderedKey, upper: OrderedKey, range: String)
@@ -155,6 +157,7 @@ enum QueryPlanner {
       }
       return orderedRange(field, c.operator, c.value)
     case .contains, .beginsWith, .endsWith, .like:
+      if let prefix = prefixLookup(c) { return prefix }
       guard field.indexes.contains(.substring), case .string(let pattern) = c.value else {
         return .scan(reason: "\(field.name) has no substring index")
       }
@@ -179,6 +182,23 @@ enum QueryPlanner {
     case .notEqual:
       return .scan(reason: "!= is answered by checking every row")
     }
+  }
+
+  /// A `BEGINSWITH` of a string field with an equality index, read from it: the exact values
+  /// whose fold begins with the prefix's fold are one range of its keys, each checked from the
+  /// key itself, so the rows found are the matches, whatever the options and however short the
+  /// prefix (the substring index needs three bytes and position checks).
+  private static func prefixLookup(_ c: Comparison) -> PlanNode? {
+    guard c.operator == .beginsWith, c.field.indexes.contains(.equality), c.field.type.elementType == .string,
+      case .string(let prefix) = c.value
+    else { return nil }
+    let folded = TextFolding.fold(prefix, TextFolding.all)
+    // An empty prefix begins every value: the other plans say so.
+    guard !folded.isEmpty else { return nil }
+    return .lookup(
+      IndexLookup(
+        access: .termGroup(field: c.field, folded: folded, value: prefix, options: c.options, match: .prefix),
+        isExact: true))
   }
 
   private static func union(_ nodes: [PlanNode]) -> PlanNode {
@@ -222,7 +242,8 @@ enum QueryPlanner {
       return .lookup(
         IndexLookup(
           access: .termGroup(
-            field: field, folded: TextFolding.fold(text, TextFolding.all), value: text, options: options),
+            field: field, folded: TextFolding.fold(text, TextFolding.all), value: text, options: options,
+            match: .equal),
           isExact: true))
     case .integer(let number) where field.type.elementType == .integer:
       return term(String(number))

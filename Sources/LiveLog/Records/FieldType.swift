@@ -57,7 +57,7 @@ public struct IndexKinds: OptionSet, Sendable, Hashable, CustomStringConvertible
   /// Trigrams of the case- and diacritic-folded text: serves `CONTAINS`, `BEGINSWITH`,
   /// `ENDSWITH`, `LIKE` and `==`.
   public static let substring = IndexKinds(rawValue: 1)
-  /// Exact values (and their folded forms): serves `==`, `!=` and `IN`.
+  /// Exact values (and their folded forms): serves `==`, `IN` and `BEGINSWITH`.
   public static let equality = IndexKinds(rawValue: 2)
   /// Values in order: serves `<`, `<=`, `>`, `>=`, `BETWEEN`, `==` and sorting.
   public static let ordered = IndexKinds(rawValue: 4)

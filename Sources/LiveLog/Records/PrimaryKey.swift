@@ -42,6 +42,12 @@ public enum PrimaryKey: Hashable, Sendable, Comparable, CustomStringConvertible 
   /// The longest string key, in UTF-8 bytes: keys go into LMDB keys, which hold at most 511.
   public static let maximumStringBytes = 480
 
+  /// Keys are equal when their bytes are, as in the keys table: `"é"` and `"e\u{301}"`, one
+  /// string to Swift's `==`, are two keys (as two values are: `FieldValue`'s `==`).
+  public static func == (lhs: PrimaryKey, rhs: PrimaryKey) -> Bool { lhs.fieldValue == rhs.fieldValue }
+
+  public func hash(into hasher: inout Hasher) { hasher.combine(fieldValue) }
+
   public static func < (lhs: PrimaryKey, rhs: PrimaryKey) -> Bool {
     switch (lhs, rhs) {
     case (.integer(let a), .integer(let b)): a < b

@@ -163,6 +163,29 @@ struct QueryCases {
         )
       ], suffixed: false)
 
+    // Prefixes of fields with an equality index, which LiveLog reads as a range of its keys: a
+    // login's first three characters and a topic's first four, the most frequent of each, beside
+    // SQLite's B-tree range for them (`GLOB`, case-sensitive as `BEGINSWITH` without `[c]` is, is
+    // its indexed prefix plan on the same `BINARY` index).
+    let sample = repositories.prefix(20_000)
+    let prefixCases = [
+      (
+        "owner.login", Self.mostFrequentPrefix(of: sample.compactMap(\.ownerLogin), length: 3),
+        "SELECT id FROM repos WHERE owner_login GLOB ?1"
+      ),
+      (
+        "ANY topics", Self.mostFrequentPrefix(of: sample.flatMap { $0.topics ?? [] }, length: 4),
+        "SELECT DISTINCT repo FROM repo_topics WHERE topic GLOB ?1"
+      ),
+    ]
+    for case (let field, let prefix?, let sql) in prefixCases {
+      try printPlan(sql, binding: prefix + "*")
+      try compare(
+        "\(field) BEGINSWITH '\(prefix)' vs B-tree", "\(field) BEGINSWITH %@", [prefix],
+        peers: [Peer(label: "B-tree", engine: "SQLite B-tree index", sql: sql, bindings: [prefix + "*"])],
+        suffixed: false)
+    }
+
     // A prefix: first beside the LIKE scan SQLite uses without an index for it, then beside its
     // indexed prefix plan once a `COLLATE NOCASE` index on `name` exists (LiveLog answers from
     // its substring index either way). The index is made only now, so that the bytes per record
@@ -227,6 +250,22 @@ struct QueryCases {
     repetitions.minimumTime = context.quick ? 0.05 : 0.25
     repetitions.maximum = 20_000
     return repetitions
+  }
+
+  /// Prints SQLite's plan for `sql` with its one parameter bound, so that the log shows which
+  /// index the peer used.
+  private func printPlan(_ sql: String, binding: String) throws {
+    let statement = try sqlite.database.prepare("EXPLAIN QUERY PLAN " + sql)
+    statement.bind(1, binding)
+    print("  SQLite's plan for \(sql) with '\(binding)': \(try statement.planDetails())")
+  }
+
+  /// The most frequent first `length` characters of `texts` (those at least that long); ties go
+  /// to the first in order, so that every run picks the same.
+  static func mostFrequentPrefix(of texts: [String], length: Int) -> String? {
+    var counts: [String: Int] = [:]
+    for text in texts where text.count >= length { counts[String(text.prefix(length)), default: 0] += 1 }
+    return counts.min { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }?.key
   }
 
   /// The language most records have; ties go to the first in alphabetical order, so that every
