@@ -8,6 +8,8 @@ import TestSupport
 final class ModelledStore {
   let store: Store
   private(set) var model: [Int64: Repository] = [:]
+  /// The model's field values, made once per write rather than once per record per query.
+  private var fieldValues: [Int64: [FieldValue]] = [:]
 
   init(in directory: TemporaryDirectory) throws {
     store = try Store.scratch(in: directory)
@@ -16,16 +18,20 @@ final class ModelledStore {
   /// Writes `repositories` in one commit.
   func upsert(_ repositories: [Repository]) throws {
     try store.write(repositories.map(Mutation.upsert))
-    for repository in repositories { model[repository.id] = repository }
+    for repository in repositories {
+      model[repository.id] = repository
+      fieldValues[repository.id] = repository.fieldValues
+    }
   }
 
   func delete(_ id: Int64) throws {
     try store.write([.delete(Repository.self, id: id)])
     model[id] = nil
+    fieldValues[id] = nil
   }
 
   /// The ids of the model's repositories that match `query`, ascending.
   func expectedIDs(_ query: Query) -> [Int64] {
-    model.values.filter { ReferenceEvaluator.matches(query.predicate, $0.fieldValues) }.map(\.id).sorted()
+    fieldValues.filter { ReferenceEvaluator.matches(query.predicate, $0.value) }.map(\.key).sorted()
   }
 }
