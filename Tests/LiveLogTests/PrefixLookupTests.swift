@@ -33,7 +33,7 @@ import Testing
 
   /// The prefixes asked: each stem's first one, two and four characters (the two also
   /// uppercased), and a few that begin no value.
-  static var prefixes: [String] {
+  static let prefixes: [String] = {
     var prefixes: Set<String> = ["zzz", "q", "reactx"]
     for stem in stems {
       for length in [1, 2, 4] where length <= stem.count {
@@ -42,7 +42,7 @@ import Testing
       prefixes.insert(String(stem.prefix(2)).uppercased())
     }
     return prefixes.sorted()
-  }
+  }()
 
   @Test(arguments: [5, 6])
   func prefixesFromTheEqualityIndexAgreeWithBruteForce(seed: UInt64) throws {

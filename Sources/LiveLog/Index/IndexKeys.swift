@@ -153,12 +153,22 @@ enum IndexKeys {
 
   static func nullTermPrefix(field: Int) -> [UInt8] { [UInt8(field), 0xFF] }
 
-  /// Writes the exact value of an equality prefix made by `termPrefix` into `bytes` (its UTF-8,
-  /// unescaped) and returns `true`, or returns `false` for another shape. The value follows the
-  /// group: the field, the escaped fold and its two zeros.
-  static func exactValue(ofTermPrefix prefix: UnsafeRawBufferPointer, into bytes: inout [UInt8]) -> Bool {
+  /// Where the exact value of an equality prefix made by `termPrefix` starts: just past the two
+  /// zeros that end its escaped fold, looked for from `start` (past the field, or past a stretch
+  /// of the fold already matched, never inside an escaped byte); `nil` for another shape.
+  static func exactValueStart(ofTermPrefix prefix: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    endOfEscaped(prefix, from: start, keeping: nil)
+  }
+
+  /// Writes the exact value of an equality prefix made by `termPrefix`, which starts at `start`
+  /// (`exactValueStart`), into `bytes` (its UTF-8, unescaped) and returns `true`, or returns
+  /// `false` when no two zeros end it.
+  static func exactValue(
+    ofTermPrefix prefix: UnsafeRawBufferPointer, from start: Int, into bytes: inout [UInt8]
+  )
+    -> Bool
+  {
     bytes.removeAll(keepingCapacity: true)
-    guard let start = endOfEscaped(prefix, from: 1, keeping: nil) else { return false }
     return endOfEscaped(prefix, from: start, keeping: &bytes) != nil
   }
 

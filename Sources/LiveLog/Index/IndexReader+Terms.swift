@@ -26,18 +26,22 @@ extension IndexReader {
     var exact: [UInt8] = []
     var exactFolded: [UInt8] = []
     let lower = options.contains(.caseInsensitive)
+    func malformedTerm() -> any Error {
+      collection.damaged("the equality index of \(field.name)", PageDamage("a malformed term"))
+    }
     func accepts(_ key: UnsafeRawBufferPointer) throws -> Bool {
+      // The value follows the group's fold: right after the group for `.equal`, past the rest of
+      // the fold for `.prefix` (whose group ends between escaped bytes).
+      guard
+        let start = match == .equal
+          ? group.count : IndexKeys.exactValueStart(ofTermPrefix: key, from: group.count)
+      else {
+        throw malformedTerm()
+      }
       // Most values are ASCII, whose fold is at most a lowercasing: compared in place, byte by
       // byte, up to the first byte that is not (a zero is escaped, a byte past 0x7F starts a
-      // scalar); the rest go the general way. The value follows the group's fold, past the
-      // group itself (a prefix's group ends between escaped bytes).
-      var index = group.count
-      if match == .prefix {
-        while index + 1 < key.count, key[index] != 0 || key[index + 1] != 0 {
-          index += key[index] == 0 ? 2 : 1
-        }
-        index += 2
-      }
+      // scalar); the rest go the general way.
+      var index = start
       var matched = 0
       while index < key.count {
         let byte = key[index]
@@ -54,10 +58,10 @@ extension IndexReader {
         matched += 1
         index += 1
       }
-      guard IndexKeys.exactValue(ofTermPrefix: key, into: &exact),
+      guard IndexKeys.exactValue(ofTermPrefix: key, from: start, into: &exact),
         exact.withUnsafeBufferPointer({ String.isValid(utf8: $0) })
       else {
-        throw collection.damaged("the equality index of \(field.name)", PageDamage("a malformed term"))
+        throw malformedTerm()
       }
       exact.withUnsafeBytes { TextFolding.fold(utf8: $0, options, into: &exactFolded) }
       return match == .prefix ? exactFolded.starts(with: target) : exactFolded == target
