@@ -128,6 +128,17 @@ struct RowTable {
     try block(Self.block(of: row), txn)?.slot(of: row)
   }
 
+  /// One past the last row the table's last block can hold (0 for an empty table): a bound on its
+  /// rows, read with one search.
+  func rowBound(_ txn: some ReadableTransaction) throws -> Int {
+    guard let last = try txn.withCursor(database, { cursor in try cursor.last() }) else { return 0 }
+    // Rows are 32-bit: a block past them is damage, not a bound to allocate for.
+    guard let index = last.integerKey, index <= UInt64(Row.max) >> Self.blockShift else {
+      throw PageDamage("a row block key past the last row")
+    }
+    return (Int(index) + 1) << Self.blockShift
+  }
+
   /// Calls `body` with every block in order.
   func forEachBlock(_ txn: some ReadableTransaction, _ body: (Block) throws -> Bool) throws {
     try txn.withCursor(database) { cursor in

@@ -28,7 +28,7 @@ struct StateRead {
     return CollectionVersion(
       records: VersionRecords(
         txn: txn, collection: collection, log: store.log, versions: history.versions,
-        basedOnCurrent: history.basedOnCurrent, base: history.base),
+        basedOnCurrent: history.basedOnCurrent, base: history.base, rowKeys: store.rowKeys),
       history: history, current: current)
   }
 

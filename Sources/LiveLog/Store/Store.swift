@@ -31,6 +31,9 @@ public final class Store: Sendable {
   let checkpoints: Checkpoints?
   /// Keeps live queries up to date (see `Results.changes`).
   let hub = LiveHub()
+  /// Its integer-keyed collections' keys by row, once results have read many (`RowKeyCache`);
+  /// `nil` when `options.cachesRowKeys` is false.
+  let rowKeys: RowKeyCache?
   /// The thread of the `async` writes: LMDB wants a write transaction begun and ended on one
   /// thread, and a serial queue runs each transaction within one block.
   let writerQueue = DispatchQueue(label: "LiveLog.Store.writer", qos: .userInitiated)
@@ -51,6 +54,7 @@ public final class Store: Sendable {
   public init(directory: String, options: StoreOptions = StoreOptions()) throws {
     self.directory = directory
     self.options = options
+    rowKeys = options.cachesRowKeys ? RowKeyCache(minimumMisses: options.rowKeyCacheMinimumMisses) : nil
     var format = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
     try InterruptedRepair.check(directory: directory)
     if format < StoreDirectory.currentFormat && !options.readOnly && !options.logOnly {

@@ -26,6 +26,12 @@ public struct StoreOptions: Sendable {
   public var migrations: [Migration] = []
   /// Called with the progress of long work: an upgrade, an index build, a migration.
   public var progress: (@Sendable (StoreProgress) -> Void)? = nil
+  /// Whether results' ids come from an in-memory table of each integer-keyed collection's keys by
+  /// row, built once reading them from the store has cost about as much as building it. It takes
+  /// 8 bytes per row of each collection whose ids are read often, for as long as the store is
+  /// open, and makes a result's ids several times faster (see Docs/QueryLanguage.md, "What it
+  /// costs"). A row keeps its key for life, so the table never goes stale.
+  public var cachesRowKeys = true
 
   /// Events per checkpoint interval for a store whose checkpoints are made now (a new store, or
   /// one made before checkpoints); a store keeps the interval it was given, and its replays too.
@@ -40,6 +46,9 @@ public struct StoreOptions: Sendable {
   /// How many rows the recent rows hold before a fold (`RecentRows.capacity`); tests lower it to
   /// fold, edit segments in place and merge them often.
   var recentCapacity = RecentRows.capacity
+  /// The fewest keys read from the row table that start a build of the row key cache
+  /// (`RowKeyCache.minimumMisses`); tests lower it.
+  var rowKeyCacheMinimumMisses = RowKeyCache.defaultMinimumMisses
 
   public init() {}
 

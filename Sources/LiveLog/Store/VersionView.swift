@@ -18,6 +18,7 @@ final class VersionView: Sendable {
   let collection: StoredCollection
   private let environment: Environment
   private let log: EventLog
+  private let rowKeys: RowKeyCache?
   private let changed: Mutex<ChangedRows>
 
   /// Rows whose record at the view's version is not the current one.
@@ -44,6 +45,7 @@ final class VersionView: Sendable {
     self.collection = collection
     environment = store.environment
     log = store.log
+    rowKeys = store.rowKeys
     changed = Mutex(ChangedRows(through: through, versions: versions, basedOnCurrent: basedOnCurrent))
   }
 
@@ -81,7 +83,7 @@ final class VersionView: Sendable {
       return try body(
         VersionRecords(
           txn: txn, collection: collection, log: log, versions: rows.versions,
-          basedOnCurrent: rows.basedOnCurrent, base: base))
+          basedOnCurrent: rows.basedOnCurrent, base: base, rowKeys: rowKeys))
     }
   }
 }
@@ -96,6 +98,9 @@ struct VersionRecords {
   /// For a version read from a checkpoint: rows missing from `versions` that changed after the
   /// checkpoint have their version then there.
   var base: CheckpointBase? = nil
+  /// The store's keys by row, which serve the rows they hold at every version (a row keeps its
+  /// key for life).
+  var rowKeys: RowKeyCache? = nil
 
   /// The stored bytes of `row`'s record at the version, pointing into the map.
   func record(_ row: Row) throws -> UnsafeRawBufferPointer {
@@ -114,10 +119,14 @@ struct VersionRecords {
     try collection.values(try record(row), row: UInt64(row))
   }
 
-  /// The primary keys of `rows`, in their order: from the row table's blocks (and the recent
-  /// rows) for rows as they are now, from the log for the others.
+  /// The primary keys of `rows`, in their order: from the store's row key cache for the rows it
+  /// holds (`RowKeyCache`, whatever the version: a row keeps its key for life), else from the row
+  /// table's blocks (and the recent rows) for rows as they are now, from the log for the others.
   func keys(_ rows: [Row]) throws -> [PrimaryKey] {
     let integerKeys = collection.schema.primaryKey.type == .integer
+    if integerKeys, let keys = rowKeys?.keys(of: collection)?.keys(of: rows) {
+      return keys.map(PrimaryKey.integer)
+    }
     return try collectKeys(rows, placeholder: .integer(0)) { index, bytes in
       integerKeys
         ? .integer(bytes.loadUnaligned(as: Int64.self)) : try collection.key(bytes, row: UInt64(rows[index]))
@@ -128,6 +137,8 @@ struct VersionRecords {
   /// no `PrimaryKey` in between.
   func integerKeys(_ rows: [Row]) throws -> [Int64]? {
     guard collection.schema.primaryKey.type == .integer else { return nil }
+    // Most often the cache holds every row: one pass, no key bytes in between.
+    if let keys = rowKeys?.keys(of: collection)?.keys(of: rows) { return keys }
     return try collectKeys(rows, placeholder: 0) { _, bytes in bytes.loadUnaligned(as: Int64.self) }
   }
 
@@ -149,15 +160,35 @@ struct VersionRecords {
 
   /// Calls `body` with each position of `rows` and the bytes of that row's key.
   ///
-  /// Rows are taken in row order, in chunks: for each chunk, one pass finds each row's block with
+  /// Rows the row key cache holds are served first, each by one load. The others are taken in row
+  /// order, in chunks: for each chunk, one pass finds each row's block with
   /// one cursor and where its key lies in it (stepping to a block one or two on, searching for one
   /// further: it lies on another leaf page, which a search reaches without reading the pages in
   /// between, each a cache miss); a second pass reads the keys, loads that do not wait on one
   /// another, so that the processor overlaps their cache misses (a result of tens of thousands of
   /// rows spread over a million is mostly misses).
   private func forEachKey(_ rows: [Row], _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws {
-    let ascending = rows.indices.dropFirst().allSatisfy { rows[$0 - 1] < rows[$0] }
-    let order = ascending ? [] : rows.indices.sorted { rows[$0] < rows[$1] }
+    let cached = rowKeys?.keys(of: collection)
+    // Rows the cache holds need nothing else; the others take the paths below, and those the row
+    // table serves count towards the cache's next build.
+    var pending: [Int] = []
+    if let cached {
+      for index in rows.indices {
+        guard let key = cached.key(of: rows[index]) else {
+          pending.append(index)
+          continue
+        }
+        try withUnsafeBytes(of: key.littleEndian) { try body(index, $0) }
+      }
+      guard !pending.isEmpty else { return }
+    } else {
+      pending = Array(rows.indices)
+    }
+    if !pending.indices.dropFirst().allSatisfy({ rows[pending[$0 - 1]] < rows[pending[$0]] }) {
+      pending.sort { rows[$0] < rows[$1] }
+    }
+    var fromTable = 0
+    defer { rowKeys?.note(misses: fromTable, of: collection, txn) }
     let recent = try RecentRows.load(collection, txn)
     let integerKeys = collection.schema.primaryKey.type == .integer
     var others: [Int] = []
@@ -168,11 +199,10 @@ struct VersionRecords {
       var entry: Entry?
       var block: RowTable.Block?
       var position = 0
-      while position < rows.count {
+      while position < pending.count {
         located.removeAll(keepingCapacity: true)
-        let end = min(position + chunk, rows.count)
-        for step in position..<end {
-          let index = ascending ? step : order[step]
+        let end = min(position + chunk, pending.count)
+        for index in pending[position..<end] {
           let row = rows[index]
           guard versions[row] == nil, basedOnCurrent, recent.isEmpty || recent.entry(of: row) == nil else {
             others.append(index)
@@ -198,6 +228,7 @@ struct VersionRecords {
             throw collection.damaged("the row table", damage)
           }
         }
+        fromTable += located.count
         for (index, bytes) in located { try body(index, bytes) }
         position = end
       }
