@@ -15,20 +15,16 @@ import Testing
   /// order (a re-insert after a delete goes last).
   struct Model {
     var stars: [Int64: Int64] = [:]
-    var place: [Int64: Int] = [:]
-    var nextPlace = 0
+    var order = InsertionOrder()
 
     mutating func upsert(_ id: Int64, stars value: Int64) {
-      if stars[id] == nil {
-        place[id] = nextPlace
-        nextPlace += 1
-      }
+      order.insert(id)
       stars[id] = value
     }
 
     mutating func delete(_ id: Int64) {
       stars[id] = nil
-      place[id] = nil
+      order.remove(id)
     }
 
     /// The ids whose stars lie in `low ... high` (and whose language is `language`, when given),
@@ -40,7 +36,7 @@ import Testing
         value >= low && value <= high && (language.map { CoveringKeysTests.language(of: id) == $0 } ?? true)
       }.keys.sorted { a, b in
         if let ascending, let x = stars[a], let y = stars[b], x != y { return ascending ? x < y : x > y }
-        return (place[a] ?? 0) < (place[b] ?? 0)
+        return order.isBefore(a, b)
       }
       return limit.map { Array(found.prefix($0)) } ?? found
     }

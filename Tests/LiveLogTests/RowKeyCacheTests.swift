@@ -11,31 +11,41 @@ import Testing
 /// deletes and re-inserts (a new row for an old key). Held to a model that shares no code with the
 /// store: a dictionary of ids to languages and an insertion counter per id.
 @Suite struct RowKeyCacheTests {
+  /// A second integer-keyed collection, whose rows are numbered as the repositories' are.
+  struct Ticket: Record, Hashable {
+    var id: Int64
+    var queue: String
+
+    static let schema = Schema<Ticket>("tickets", fields: [.field("queue", \.queue, indexes: .equality)])
+  }
+
+  /// A collection keyed by strings, which the cache leaves alone.
+  struct Label: Record, Hashable {
+    var id: String
+    var group: String
+
+    static let schema = Schema<Label>("labels", fields: [.field("group", \.group, indexes: .equality)])
+  }
+
   /// What the test believes the collection holds at one version: each id's language and its
-  /// place in insertion order (a re-insert after a delete goes last, as its new row does).
+  /// place in insertion order.
   struct Model {
     var language: [Int64: String] = [:]
-    var place: [Int64: Int] = [:]
-    var nextPlace = 0
+    var order = InsertionOrder()
 
     mutating func upsert(_ id: Int64, language value: String) {
-      if language[id] == nil {
-        place[id] = nextPlace
-        nextPlace += 1
-      }
+      order.insert(id)
       language[id] = value
     }
 
     mutating func delete(_ id: Int64) {
       language[id] = nil
-      place[id] = nil
+      order.remove(id)
     }
 
     /// The ids of `value`'s repositories (all, when nil) in insertion order: the results' order.
     func ids(language value: String?) -> [Int64] {
-      language.filter { value == nil || $0.value == value }.keys.sorted {
-        (place[$0] ?? 0) < (place[$1] ?? 0)
-      }
+      language.filter { value == nil || $0.value == value }.keys.sorted(by: order.isBefore)
     }
   }
 
@@ -118,19 +128,19 @@ import Testing
   }
 
   /// Rows the cache does not hold (recent rows, rows folded since its build) come from the row
-  /// table, beside those it holds, in one result.
+  /// table, beside those it holds, in one result; a small result does not rebuild it.
   @Test func aResultMixesCachedAndUncachedRows() throws {
     let directory = try TemporaryDirectory()
     let store = try Self.store(in: directory)
     var model = Model()
-    var first: [Mutation] = []
-    for id in Int64(1)...2_000 {
-      model.upsert(id * 7, language: "Swift")
-      var repository = Repository(id: id * 7, fullName: "owner/r\(id)")
+    func swift(_ id: Int64) -> Repository {
+      var repository = Repository(id: id, fullName: "owner/r\(id)")
       repository.language = "Swift"
-      first.append(.upsert(repository))
+      return repository
     }
-    try store.write(first)
+    let first = (Int64(1)...2_000).map { $0 * 7 }
+    for id in first { model.upsert(id, language: "Swift") }
+    try store.write(first.map { .upsert(swift($0)) })
     let query = try Query(parsing: "language == 'Swift'", for: Repository.self)
     // Enough misses to build the table.
     for _ in 0..<3 {
@@ -139,16 +149,80 @@ import Testing
     let collection = try store.repositoriesCollection()
     let built = try #require(store.rowKeys?.keys(of: collection))
     // A small commit: new rows in the recent rows, an update and a delete of cached ones.
-    var repository = Repository(id: -5, fullName: "owner/new")
-    repository.language = "Swift"
-    var updated = Repository(id: 14, fullName: "owner/r2")
-    updated.language = "Swift"
-    updated.stargazersCount = 3
-    try store.write([.upsert(repository), .upsert(updated), .delete(Repository.self, id: 21)])
+    try store.write([.upsert(swift(-5)), .upsert(swift(14)), .delete(Repository.self, id: 21)])
     model.upsert(-5, language: "Swift")
     model.delete(21)
     #expect(try store.results(Repository.self, query).ids() == model.ids(language: "Swift"))
     #expect(store.rowKeys?.keys(of: collection) === built, "a small result rebuilt the cache")
+    // A large one folds them, and more, into the row table, past the cached rows.
+    let more = (Int64(1)...700).map { -$0 * 11 - 100 }
+    for id in more { model.upsert(id, language: "Swift") }
+    try store.write(more.map { .upsert(swift($0)) })
+    #expect(try store.results(Repository.self, query).ids() == model.ids(language: "Swift"))
+  }
+
+  /// Each collection has its own table: two integer-keyed collections whose rows are numbered
+  /// alike and whose keys differ never answer with each other's keys; a string-keyed one builds
+  /// none.
+  @Test func collectionsKeepTheirOwnKeys() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    options.rowKeyCacheMinimumMisses = 16
+    options.recordTypes = [Repository.self, Ticket.self, Label.self]
+    let store = try Store(directory: directory.child("store"), options: options)
+    let ids = Array(Int64(1)...1_500)
+    try store.write(
+      ids.map { id in
+        var repository = Repository(id: id * 3, fullName: "owner/r\(id)")
+        repository.language = "Go"
+        return .upsert(repository)
+      })
+    try store.write(ids.map { .upsert(Ticket(id: -$0, queue: "open")) })
+    try store.write(ids.map { .upsert(Label(id: "l\($0)", group: "all")) })
+    let repositories = try Query(parsing: "language == 'Go'", for: Repository.self)
+    let tickets = try Query(parsing: "queue == 'open'", for: Ticket.self)
+    let labels = try Query(parsing: "group == 'all'", for: Label.self)
+    for _ in 0..<4 {
+      #expect(try store.results(Repository.self, repositories).ids() == ids.map { $0 * 3 })
+      #expect(try store.results(Ticket.self, tickets).ids() == ids.map { -$0 })
+      #expect(try store.results(Label.self, labels).ids() == ids.map { "l\($0)" })
+    }
+    let state = try store.read { _, state in state }
+    let cache = try #require(store.rowKeys)
+    let repositoryKeys = try #require(state.collection(named: "repositories").flatMap(cache.keys(of:)))
+    let ticketKeys = try #require(state.collection(named: "tickets").flatMap(cache.keys(of:)))
+    #expect(repositoryKeys !== ticketKeys)
+    #expect(state.collection(named: "labels").flatMap(cache.keys(of:)) == nil)
+  }
+
+  /// A damaged record count or next row neither traps nor makes a build allocate for billions of
+  /// rows: reads answer as before, or fail with `corruptState`.
+  @Test(arguments: [
+    ("count", UInt64.max), ("count", UInt64(1) << 40), ("next", UInt64.max), ("next", UInt64(1) << 40),
+  ])
+  func damagedCountsNeitherTrapNorAllocate(damaged: String, value: UInt64) throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.store(in: directory, minimumMisses: 16)
+    var model = Model()
+    var random = SplitMix64(seed: 12)
+    for _ in 0..<6 { try Self.commit(store, &model, &random) }
+    let collection = try store.repositoriesCollection()
+    try store.environment.write { txn in
+      try txn.put(
+        collection.meta, damaged == "count" ? collection.countKey : collection.nextRowKey,
+        withUnsafeBytes(of: value) { Array($0) })
+    }
+    for _ in 0..<4 {
+      for (query, expected) in try Self.queries(model) {
+        do {
+          #expect(try store.results(Repository.self, query).ids() == expected)
+        } catch let error as StoreError {
+          guard case .corruptState = error else { throw error }
+        }
+      }
+    }
+    #expect((store.rowKeys?.keys(of: collection)?.count ?? 0) < 1 << 20)
   }
 
   /// With `cachesRowKeys` false no table is built, and ids read as before.

@@ -144,8 +144,9 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
     return try decoding.decode(values, UInt64(row), view.collection)
   }
 
-  /// The primary keys of the results, in order, from the compact row → key table (no record is
-  /// read, except of rows changed since the results' version).
+  /// The primary keys of the results, in order, from the store's keys by row (in memory once
+  /// results have read many, else the row table; no record is read, except of rows changed since
+  /// the results' version).
   public func keys() throws -> [PrimaryKey] {
     let evaluation = evaluated
     if let error = evaluation.error { throw error.error }
@@ -183,7 +184,7 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
 extension Results where Element: Record {
   /// The ids of the results, in order, read without decoding records.
   public func ids() throws -> [Element.ID] {
-    // Integer ids come straight from the row table, with no `PrimaryKey` in between.
+    // Integer ids come straight from the keys by row, with no `PrimaryKey` in between.
     if Element.ID.self == Int64.self {
       let evaluation = evaluated
       if let error = evaluation.error { throw error.error }

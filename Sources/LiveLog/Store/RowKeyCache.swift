@@ -17,16 +17,18 @@ import Synchronization
 /// that came since (until then those come from the row table, as before).
 ///
 /// **When it is built.** Rows the table does not hold (none, before the first build) are read
-/// from the row table and counted; once they add up to an eighth of the collection's rows (and at
-/// least `minimumMisses`), the next read of keys reads the whole row table into a new table
-/// (about 10 ms per million rows), in its own read transaction. Reading a row from the row table
-/// costs several times what reading it in the build does, so the builds cost at most about
-/// what the reads they replace would have: a process that reads few ids never builds one, and a
-/// store opens as fast as without it.
+/// from the row table and counted; the read whose count reaches an eighth of the collection's
+/// records (and at least `minimumMisses`) then reads the whole row table into a new table (about
+/// 10 ms per million rows) before it returns, in that read's transaction, on its thread. Reading a
+/// row's key from the row table costs several times what reading it in the build does, so the
+/// builds cost at most about what the reads they replace would have: a process that reads few ids
+/// never builds one, and a store opens as fast as without it.
 ///
-/// **Memory.** 8 bytes and a bit per row of each integer-keyed collection whose ids are read
-/// often, for as long as the store is open; `StoreOptions.cachesRowKeys` false turns it off.
-/// Collections with string keys read them from the row table always.
+/// **Memory.** 8 bytes and a bit per row number below the collection's next row, deleted rows
+/// included, for each integer-keyed collection whose ids are read often, for as long as the store
+/// is open; `StoreOptions.cachesRowKeys` false turns it off. A collection whose row numbers are
+/// mostly deleted rows (more than `maximumSpanPerRecord` per record) or past `maximumRows` gets
+/// none, nor do collections with string keys: they read their keys from the row table always.
 final class RowKeyCache: Sendable {
   /// The keys of rows `0 ..< count` that the row table held when it was read.
   final class Keys: Sendable {
@@ -86,6 +88,13 @@ final class RowKeyCache: Sendable {
   let minimumMisses: Int
 
   static let defaultMinimumMisses = 4_096
+  /// Row numbers per record past which a collection is not cached: its table would be mostly the
+  /// holes of deleted rows.
+  static let maximumSpanPerRecord = 4
+  /// Row numbers a small collection may span whatever its records: a few blocks of deleted rows.
+  static let minimumSpan = 4_096
+  /// Row numbers past which a collection is not cached: 1 GiB of keys.
+  static let maximumRows = 1 << 27
 
   init(minimumMisses: Int = RowKeyCache.defaultMinimumMisses) {
     self.minimumMisses = minimumMisses
@@ -97,7 +106,8 @@ final class RowKeyCache: Sendable {
   }
 
   /// Counts `misses` rows of `collection` whose keys came from the row table, and builds the table
-  /// anew, in `txn`, when they add up to the threshold. A build that meets damage leaves the table
+  /// anew, in `txn` (the caller's read) and on the caller's thread, when they add up to the
+  /// threshold. A build that meets damage leaves the table
   /// as it was: the row table's damage is for the reads that need those rows, and `verify`, to
   /// report.
   func note(misses: Int, of collection: StoredCollection, _ txn: some ReadableTransaction) {
@@ -110,7 +120,7 @@ final class RowKeyCache: Sendable {
       entries[collection.id] = entry
       return entry.misses >= minimumMisses && !entry.building ? entry.misses : nil
     }
-    guard let total, total >= max(minimumMisses, ((try? Self.bound(collection, txn)) ?? 0) / 8) else {
+    guard let total, let records = try? collection.count(txn), total >= max(minimumMisses, records / 8) else {
       return
     }
     let claimed = entries.withLock { entries -> Bool in
@@ -120,10 +130,13 @@ final class RowKeyCache: Sendable {
       return true
     }
     guard claimed else { return }
-    let keys = try? Self.read(collection, txn)
+    let keys = try? Self.read(collection, records: records, txn)
     entries.withLock { entries in
       entries[collection.id]?.building = false
-      if let keys { entries[collection.id]?.keys = keys }
+      // A build in an older transaction than the last one's may hold fewer rows.
+      if let keys = keys ?? nil, keys.count >= entries[collection.id]?.keys?.count ?? 0 {
+        entries[collection.id]?.keys = keys
+      }
     }
   }
 
@@ -133,9 +146,15 @@ final class RowKeyCache: Sendable {
     Int(min(try collection.nextRow(txn), UInt64(try collection.rowTable.rowBound(txn))))
   }
 
-  /// Every key the row table holds, by row.
-  private static func read(_ collection: StoredCollection, _ txn: some ReadableTransaction) throws -> Keys {
+  /// Every key the row table holds, by row; nil for a collection not worth caching (above).
+  private static func read(_ collection: StoredCollection, records: Int, _ txn: some ReadableTransaction)
+    throws
+    -> Keys?
+  {
     let bound = try Self.bound(collection, txn)
+    guard bound <= maximumRows, (bound - min(bound, minimumSpan)) / maximumSpanPerRecord <= records else {
+      return nil
+    }
     var keys = [Int64](repeating: 0, count: bound)
     var present = [UInt64](repeating: 0, count: (bound + 63) >> 6)
     try keys.withUnsafeMutableBufferPointer { keys in

@@ -9,13 +9,15 @@ extension StoredCollection {
   {
     let next = try nextRow(txn)
     let total = try count(txn)
-    if total == Int(next) - 1 {
+    // A count and a next row that agree are taken at their word only within the rows there can
+    // be: damaged ones must not make an array of billions.
+    if next <= UInt64(Row.max), total == Int(next) - 1 {
       let end = limit.map { min(next, 1 + UInt64(max($0, 0))) } ?? next
       return end <= 1 ? [] : Array(1..<Row(truncatingIfNeeded: end))
     }
     let recent = try recent ?? RecentRows.load(self, txn)
     var rows: [Row] = []
-    rows.reserveCapacity(total)
+    rows.reserveCapacity(min(total, 1 << 20))
     do {
       try rowTable.forEachBlock(txn) { block in
         var bits = block.mask

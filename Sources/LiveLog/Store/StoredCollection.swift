@@ -187,10 +187,12 @@ struct StoredCollection: Sendable {
   /// Records in the collection now.
   func count(_ txn: some ReadableTransaction) throws -> Int {
     guard let value = try txn.get(meta, countKey) else { return 0 }
-    guard value.count == 8 else {
-      throw StoreError.corruptState(reason: "\(name): the record count has \(value.count) bytes")
+    guard value.count == 8, let count = Int(exactly: value.loadUnaligned(as: UInt64.self)) else {
+      throw StoreError.corruptState(
+        reason: "\(name): the record count is damaged (\(value.count) bytes, or a number past 2^63); "
+          + "`livelog replay --in-place` rebuilds the state from the log")
     }
-    return Int(value.loadUnaligned(as: UInt64.self))
+    return count
   }
 
   /// The segments of the collection's indexes.

@@ -170,23 +170,28 @@ struct VersionRecords {
   private func forEachKey(_ rows: [Row], _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws {
     let cached = rowKeys?.keys(of: collection)
     // Rows the cache holds need nothing else; the others take the paths below, and those the row
-    // table serves count towards the cache's next build.
-    var pending: [Int] = []
+    // table serves count towards the cache's next build. `pending`: the positions of `rows` left,
+    // in row order (nil: all of them, in order, which needs no array).
+    var pending: [Int]?
     if let cached {
+      var missing: [Int] = []
       for index in rows.indices {
         guard let key = cached.key(of: rows[index]) else {
-          pending.append(index)
+          missing.append(index)
           continue
         }
         try withUnsafeBytes(of: key.littleEndian) { try body(index, $0) }
       }
-      guard !pending.isEmpty else { return }
-    } else {
-      pending = Array(rows.indices)
+      guard !missing.isEmpty else { return }
+      pending = missing
     }
-    if !pending.indices.dropFirst().allSatisfy({ rows[pending[$0 - 1]] < rows[pending[$0]] }) {
-      pending.sort { rows[$0] < rows[$1] }
-    }
+    let count = pending?.count ?? rows.count
+    let ascending =
+      if let pending {
+        pending.indices.dropFirst().allSatisfy { rows[pending[$0 - 1]] < rows[pending[$0]] }
+      } else { rows.indices.dropFirst().allSatisfy { rows[$0 - 1] < rows[$0] } }
+    if !ascending { pending = (pending ?? Array(rows.indices)).sorted { rows[$0] < rows[$1] } }
+    let order = pending
     var fromTable = 0
     defer { rowKeys?.note(misses: fromTable, of: collection, txn) }
     let recent = try RecentRows.load(collection, txn)
@@ -198,11 +203,12 @@ struct VersionRecords {
     try txn.withCursor(collection.databases.rows) { cursor in
       var entry: Entry?
       var block: RowTable.Block?
-      var position = 0
-      while position < pending.count {
+      var step = 0
+      while step < count {
         located.removeAll(keepingCapacity: true)
-        let end = min(position + chunk, pending.count)
-        for index in pending[position..<end] {
+        let end = min(step + chunk, count)
+        for place in step..<end {
+          let index = order?[place] ?? place
           let row = rows[index]
           guard versions[row] == nil, basedOnCurrent, recent.isEmpty || recent.entry(of: row) == nil else {
             others.append(index)
@@ -230,7 +236,7 @@ struct VersionRecords {
         }
         fromTable += located.count
         for (index, bytes) in located { try body(index, bytes) }
-        position = end
+        step = end
       }
     }
     for index in others {
