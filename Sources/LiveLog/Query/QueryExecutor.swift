@@ -154,8 +154,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
             depth: depth + 1, description: "scan: \(reason)", actual: nil, exact: false,
             skipped: "checked per row"))
       case .lookup(let lookup):
-        // A range's estimate steps through its pages; it waits until the other parts bound it.
-        if case .ordered = lookup.access {
+        // A range's estimate steps through its pages, and a comparison of two fields reads every
+        // row: they wait until the other parts bound them.
+        if Self.readsByRow(lookup) {
           ranked.append((Self.deferredEstimate, part, position))
         } else {
           ranked.append((try estimate(lookup), part, position))
@@ -197,7 +198,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       var ratio = Self.readRatio
       if case .lookup(let lookup) = node {
         switch lookup.access {
-        case .ordered:
+        case .ordered, .columns:
           ratio = collection.databases.columns == nil ? Self.orderedReadRatio : Self.orderedByRowRatio
         case .terms: ratio = Self.memberReadRatio
         default: break
@@ -212,9 +213,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         }
       }
       if let rows = current, estimate > ratio * max(rows.count, 1) {
-        if case .lookup(let lookup) = node, case .ordered(let field, let lower, let upper, _) = lookup.access,
-          let found = try indexes.orderedRows(field: field, lower: lower, upper: upper, among: rows)
-        {
+        if case .lookup(let lookup) = node, let found = try rowsByRow(lookup, among: rows) {
           steps.append(
             PlanStep(
               depth: depth + 1, description: describe(lookup) + ", by row among \(rows.count) candidates",
@@ -330,7 +329,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     let index = steps.count
     // A range's count comes with its read: an estimate first would step through the same pages.
     let estimate: Int? =
-      if case .ordered = lookup.access { estimated } else { try estimated ?? self.estimate(lookup) }
+      if Self.readsByRow(lookup) { estimated } else { try estimated ?? self.estimate(lookup) }
     steps.append(
       PlanStep(
         depth: depth, description: describe(lookup), estimated: estimate, actual: nil, exact: lookup.isExact))
@@ -358,6 +357,11 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         ).rows)
     case .ordered(let field, let lower, let upper, _):
       found = .exact(try indexes.orderedRows(field: field, lower: lower, upper: upper))
+    case .columns(let left, let relation, let right):
+      // Without columns (format 7, read-only) every row is checked against its record.
+      found =
+        try indexes.rows(comparing: left, relation, right, among: within).map(Candidates.exact)
+        ?? .all(exact: false)
     }
     if case .rows(let rows, let unsure) = found {
       steps[index].actual = rows.count
@@ -411,6 +415,30 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       ).count
     case .ordered(let field, let lower, let upper, _):
       return try indexes.orderedCount(field: field, lower: lower, upper: upper, limit: limit)
+    case .columns:
+      // Every row is read; how many match is known only then.
+      return try collection.count(indexes.txn)
+    }
+  }
+
+  /// Whether a lookup is read row by row among an `AND`'s candidates rather than skipped when it
+  /// is far larger than they are (`rowsByRow`), and estimated only once they bound it.
+  private static func readsByRow(_ lookup: IndexLookup) -> Bool {
+    switch lookup.access {
+    case .ordered, .columns: true
+    default: false
+    }
+  }
+
+  /// The rows of `candidates` that `lookup` (a range, or a comparison of two fields) holds, read
+  /// by row from the ordered columns: nil for other lookups, or a store without columns.
+  private func rowsByRow(_ lookup: IndexLookup, among candidates: [Row]) throws -> [Row]? {
+    switch lookup.access {
+    case .ordered(let field, let lower, let upper, _):
+      return try indexes.orderedRows(field: field, lower: lower, upper: upper, among: candidates)
+    case .columns(let left, let relation, let right):
+      return try indexes.rows(comparing: left, relation, right, among: candidates)
+    default: return nil
     }
   }
 
@@ -442,6 +470,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         + (options.isEmpty ? "" : " " + optionText(options))
     case .ordered(let field, _, _, let range):
       return "ordered index of \(field.name): \(range)"
+    case .columns(let left, let relation, let right):
+      return
+        "ordered columns of \(left.name) and \(right.name): \(left.name) \(relation.rawValue) \(right.name)"
     }
   }
 

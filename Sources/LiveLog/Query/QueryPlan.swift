@@ -33,6 +33,10 @@ struct IndexLookup {
     /// Rows whose value lies in an inclusive range of ordered keys (nil values: both bounds
     /// `OrderedKey.null`); `range` describes it for people.
     case ordered(field: Field, lower: OrderedKey, upper: OrderedKey, range: String)
+    /// Rows whose value of `left` stands in `relation` to their value of `right`, two fields of
+    /// one type whose ordered keys compare as their values do (`OrderedColumns.compare(_:_:)`),
+    /// read by row from the ordered columns.
+    case columns(left: Field, relation: ComparisonOperator, right: Field)
   }
 
   var access: Access
@@ -44,7 +48,7 @@ struct IndexLookup {
     switch access {
     case .trigrams: true
     case .substring(_, _, _, let check): check == .all
-    case .terms, .termGroup, .ordered: false
+    case .terms, .termGroup, .ordered, .columns: false
     }
   }
 }
@@ -84,7 +88,11 @@ enum QueryPlanner {
       if plans.contains(where: { if case .everything = $0 { true } else { false } }) { return .everything }
       return .or(plans)
     case .comparison(let comparison): return plan(comparison)
-    case .relation(let relation): return .scan(reason: relation.scanReason)
+    case .relation(let relation):
+      guard let (left, op, right) = relation.fieldComparison, OrderedColumns.compare(left, right) else {
+        return .scan(reason: relation.scanReason)
+      }
+      return .lookup(IndexLookup(access: .columns(left: left, relation: op, right: right), isExact: true))
     }
   }
 

@@ -1,4 +1,17 @@
 extension Relation {
+  /// The two fields and the operator of a comparison of one scalar field with another
+  /// (`forks_count > watchers_count`), which the ordered columns may answer; nil for any other
+  /// relation.
+  var fieldComparison: (left: Field, operator: ComparisonOperator, right: Field)? {
+    guard case .field(let a) = left.expression, case .field(let b) = right.expression,
+      left.quantifier == .single, right.quantifier == .single, !a.type.isList, !b.type.isList
+    else { return nil }
+    switch self.operator {
+    case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: return (a, self.operator, b)
+    default: return nil
+    }
+  }
+
   /// Why no index serves the relation, for `explain`.
   var scanReason: String {
     let sides = [left.expression, right.expression]
