@@ -12,7 +12,7 @@ import Testing
   /// Queries that read every record (relations: two fields compared, arithmetic, a count) and
   /// others whose plans may leave candidates to the check (a negation, text folded by `[d]`).
   static let scans = [
-    "forks_count > stargazers_count", "stargazers_count + forks_count > 2500",
+    "forks_count > stargazers_count + 0", "stargazers_count + forks_count > 2500",
     "forks_count == stargazers_count OR topics.@count > 2", "NOT (forks_count < 50)",
     "name CONTAINS[d] 'ecole'",
   ]

@@ -44,7 +44,7 @@ import Testing
     #expect(substring.steps.map(\.actual) == [0])
     #expect(substring.steps.map(\.exact) == [false])
     let both = try Self.fixture.store.explain(
-      try Query(parsing: "forks_count > watchers_count AND full_name CONTAINS 'zzqqzz'"))
+      try Query(parsing: "forks_count > watchers_count + 0 AND full_name CONTAINS 'zzqqzz'"))
     #expect(both.steps.first?.actual == 0)
     #expect(both.steps.first?.exact == false)
     let exact = try Self.fixture.store.explain(try Query(parsing: "full_name CONTAINS[cd] 'zzqqzz'"))

@@ -194,7 +194,7 @@ import Testing
 
   @Test func relationsSayWhyTheyScan() throws {
     let cases = [
-      ("forks_count > stargazers_count", "two fields"),
+      ("name == description", "two fields"),
       ("stargazers_count + forks_count > 100", "arithmetic"),
       ("topics.@count > 2", "@count"),
       ("topics[FIRST] == 'ios'", "subscript"),

@@ -7,9 +7,13 @@ extension IndexReader {
   /// when the store has no columns (format 7, read-only). Nil values follow Realm's rules, as
   /// the per-row check does: `==` and `<=`, `>=` hold when both are nil, `!=` when one is,
   /// `<` and `>` never.
-  func rows(comparing left: Field, _ relation: ComparisonOperator, _ right: Field, among candidates: [Row]?)
-    throws -> [Row]?
-  {
+  ///
+  /// With `limit`, a read of every row stops once it has that many: the first rows in row order,
+  /// for a `LIMIT` without `SORT` (more may come back).
+  func rows(
+    comparing left: Field, _ relation: ComparisonOperator, _ right: Field, among candidates: [Row]?,
+    limit: Int? = nil
+  ) throws -> [Row]? {
     guard let columns = collection.orderedColumns else { return nil }
     let slots = (UInt8(truncatingIfNeeded: left.position), UInt8(truncatingIfNeeded: right.position))
     func holds(_ a: OrderedKey?, _ b: OrderedKey?) throws -> Bool {
@@ -43,33 +47,49 @@ extension IndexReader {
         }
         return rows
       }
+      // The recent rows that match, first: with a limit, those before a block count towards it.
+      let matching =
+        recent.isEmpty
+        ? []
+        : try recent.rows { entry in
+          try holds(entry.orderedKey(field: slots.0), entry.orderedKey(field: slots.1))
+        }
+      var matchingBefore = 0
+      // Rows found that no recent entry overrides.
+      var kept = 0
       let end = UInt64(try collection.rowTable.rowBound(txn)) >> RowTable.blockShift
       var block: UInt64 = 0
       while block < end {
         defer { block += 1 }
         let first = Row(truncatingIfNeeded: block << RowTable.blockShift)
-        guard let leftBlock = try columns.block(of: first, slot: slots.0, txn) else { continue }
+        let leftBlock = try columns.block(of: first, slot: slots.0, txn)
         let rightBlock = try columns.block(of: first, slot: slots.1, txn)
-        guard rightBlock?.mask == leftBlock.mask else {
-          throw PageDamage("the ordered columns of \(left.name) and \(right.name) hold different rows")
+        if leftBlock == nil && rightBlock == nil { continue }
+        guard let leftBlock, let rightBlock, rightBlock.mask == leftBlock.mask else {
+          throw PageDamage(
+            "the ordered columns of \(left.name) and \(right.name) hold different rows from row \(first)")
         }
         var bits = leftBlock.mask
         while bits != 0 {
           let bit = bits.trailingZeroBitCount
           bits &= bits - 1
-          if try holds(leftBlock.key(atBit: bit), rightBlock?.key(atBit: bit)) {
-            rows.append(first + Row(bit))
+          guard try holds(leftBlock.key(atBit: bit), rightBlock.key(atBit: bit)) else { continue }
+          let row = first + Row(bit)
+          rows.append(row)
+          if recent.isEmpty || recent.entry(of: row) == nil { kept += 1 }
+        }
+        if let limit {
+          let next = (block + 1) << RowTable.blockShift
+          while matchingBefore < matching.count && UInt64(matching[matchingBefore]) < next {
+            matchingBefore += 1
           }
+          if kept + matchingBefore >= limit { break }
         }
       }
+      return recent.overlay(rows, matching: matching)
     } catch let damage as PageDamage {
       throw collection.damaged("the ordered columns", damage)
     }
-    guard !recent.isEmpty else { return rows }
-    let matching = try recent.rows { entry in
-      try holds(entry.orderedKey(field: slots.0), entry.orderedKey(field: slots.1))
-    }
-    return recent.overlay(rows, matching: matching)
   }
 }
 

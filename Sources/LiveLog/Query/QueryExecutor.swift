@@ -41,6 +41,10 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// every candidate it returns matches them, so the per-row check need not test them again
   /// (`QueryRun.residual(of:_:applied:)`).
   private(set) var exactTopParts: Set<Int> = []
+  /// The most rows wanted from the plan's root when it is one comparison of two fields read from
+  /// the ordered columns (`LIMIT` without `SORT`): the first ones in row order are the answer, so
+  /// the read stops there, as the per-row check it replaces did.
+  var rootLimit: Int?
 
   /// Cap on how far estimates count: beyond it a list is simply "large".
   static var estimateLimit: Int { 50_000 }
@@ -358,10 +362,16 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .ordered(let field, let lower, let upper, _):
       found = .exact(try indexes.orderedRows(field: field, lower: lower, upper: upper))
     case .columns(let left, let relation, let right):
-      // Without columns (format 7, read-only) every row is checked against its record.
-      found =
-        try indexes.rows(comparing: left, relation, right, among: within).map(Candidates.exact)
-        ?? .all(exact: false)
+      if let rows = try indexes.rows(
+        comparing: left, relation, right, among: within, limit: depth == 0 ? rootLimit : nil)
+      {
+        found = .exact(rows)
+      } else {
+        // Without columns (format 7, read-only) every row is checked against its record.
+        steps[index].exact = false
+        steps[index].skipped = "no ordered columns (a store of format 7): checked per row"
+        found = .all(exact: false)
+      }
     }
     if case .rows(let rows, let unsure) = found {
       steps[index].actual = rows.count
@@ -437,7 +447,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .ordered(let field, let lower, let upper, _):
       return try indexes.orderedRows(field: field, lower: lower, upper: upper, among: candidates)
     case .columns(let left, let relation, let right):
-      return try indexes.rows(comparing: left, relation, right, among: candidates)
+      return try indexes.rows(comparing: left, relation, right, among: candidates, limit: nil)
     default: return nil
     }
   }
@@ -472,7 +482,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       return "ordered index of \(field.name): \(range)"
     case .columns(let left, let relation, let right):
       return
-        "ordered columns of \(left.name) and \(right.name): \(left.name) \(relation.rawValue) \(right.name)"
+        "ordered index columns of \(left.name) and \(right.name): \(left.name) \(relation.rawValue) \(right.name)"
     }
   }
 

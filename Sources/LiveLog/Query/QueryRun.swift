@@ -56,12 +56,13 @@ struct QueryRun<Txn: ReadableTransaction> {
       return found.rows
     }
     if let rows = try rangeInSortOrder(plan, query, indexes) { return rows }
+    // Without a sort, the first `limit` matches in row order are the answer: stop early.
+    let earlyLimit = query.sort.isEmpty ? query.limit : nil
     var executor = QueryExecutor(indexes: indexes)
+    executor.rootLimit = earlyLimit
     let candidates = try executor.candidates(plan)
     steps = executor.steps
     checked += executor.checked
-    // Without a sort, the first `limit` matches in row order are the answer: stop early.
-    let earlyLimit = query.sort.isEmpty ? query.limit : nil
     let predicate = Self.residual(of: query.predicate, plan, applied: executor.exactTopParts)
     let sorter = ResultSorter(collection: collection, txn: txn, indexes: executor.indexes)
     var rows: [Row]

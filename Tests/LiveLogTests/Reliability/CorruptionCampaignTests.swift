@@ -110,6 +110,8 @@ import Testing
       for arguments in [
         ["log", "--format", "ndjson"], ["query", "stargazers_count > 10", "--format", "json"],
         // A scan: its records are read on every core, from one read transaction.
+        ["query", "forks_count > watchers_count + 0", "--format", "json"],
+        // Two fields' ordered columns, read by row.
         ["query", "forks_count > watchers_count", "--format", "json"], ["stats"], ["replay"],
       ] {
         let result = try tool.run(arguments)
