@@ -116,14 +116,6 @@ extension OrderedKey {
       default: return false
       }
     }
-    switch relation {
-    case .equal: return a == b
-    case .notEqual: return a != b
-    case .less: return a < b
-    case .lessOrEqual: return a <= b
-    case .greater: return a > b
-    case .greaterOrEqual: return a >= b
-    default: return false
-    }
+    return relation.orders(a, b)
   }
 }

@@ -51,13 +51,10 @@ struct CompiledPredicate: Sendable {
       let compiled = parts.map(compile)
       return (.or(ranked(compiled)), compiled.reduce(0) { $0 + $1.cost })
     case .relation(let relation):
-      if case .field(let left) = relation.left.expression, case .field(let right) = relation.right.expression,
-        left.type == .integer, right.type == .integer, relation.options.isEmpty,
-        [.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual].contains(relation.operator)
+      if let (left, op, right) = relation.fieldComparison, left.type == .integer, right.type == .integer,
+        relation.options.isEmpty
       {
-        return (
-          .integerFields(left: left.position, right: right.position, relation.operator, relation: relation), 2
-        )
+        return (.integerFields(left: left.position, right: right.position, op, relation: relation), 2)
       }
       return (.relation(relation, slots: relation.fields.map(\.position).sorted()), 30)
     case .comparison(let c):
@@ -163,14 +160,7 @@ struct CompiledPredicate: Sendable {
           $0.position == left ? x : $0.position == right ? y : .null
         }
       }
-      switch op {
-      case .equal: return a == b
-      case .notEqual: return a != b
-      case .less: return a < b
-      case .lessOrEqual: return a <= b
-      case .greater: return a > b
-      default: return a >= b
-      }
+      return op.orders(a, b)
     case .integerRange(let slot, let lower, let upper, let excluded, _):
       let value = try record.value(atSlot: slot)
       if case .integer(let number) = value { return (number >= lower && number <= upper) != excluded }

@@ -77,6 +77,20 @@ public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
     default: false
     }
   }
+
+  /// `a OP b` for `==`, `!=`, `<`, `<=`, `>`, `>=` on two values that are not nil; false for the
+  /// other operators.
+  func orders<T: Comparable>(_ a: T, _ b: T) -> Bool {
+    switch self {
+    case .equal: a == b
+    case .notEqual: a != b
+    case .less: a < b
+    case .lessOrEqual: a <= b
+    case .greater: a > b
+    case .greaterOrEqual: a >= b
+    default: false
+    }
+  }
 }
 
 /// The `[c]`, `[d]` and `[cd]` modifiers of string comparisons.

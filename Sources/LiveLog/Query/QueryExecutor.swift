@@ -201,11 +201,10 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       var estimate = ranking
       var ratio = Self.readRatio
       if case .lookup(let lookup) = node {
-        switch lookup.access {
-        case .ordered, .columns:
+        if Self.readsByRow(lookup) {
           ratio = collection.databases.columns == nil ? Self.orderedReadRatio : Self.orderedByRowRatio
-        case .terms: ratio = Self.memberReadRatio
-        default: break
+        } else if case .terms = lookup.access {
+          ratio = Self.memberReadRatio
         }
       }
       if let rows = current, case .lookup(let lookup) = node {

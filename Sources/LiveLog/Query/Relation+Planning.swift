@@ -1,7 +1,7 @@
 extension Relation {
   /// The two fields and the operator of a comparison of one scalar field with another
-  /// (`forks_count > watchers_count`), which the ordered columns may answer; nil for any other
-  /// relation.
+  /// (`forks_count > watchers_count`), which the ordered columns may answer and the per-row check
+  /// compares without a list of values; nil for any other relation.
   var fieldComparison: (left: Field, operator: ComparisonOperator, right: Field)? {
     guard case .field(let a) = left.expression, case .field(let b) = right.expression,
       left.quantifier == .single, right.quantifier == .single, !a.type.isList, !b.type.isList

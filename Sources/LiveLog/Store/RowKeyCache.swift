@@ -57,18 +57,13 @@ final class RowKeyCache: Sendable {
       guard !rows.isEmpty else { return [] }
       var complete = true
       let result = [Int64](unsafeUninitializedCapacity: rows.count) { result, count in
-        keys.withUnsafeBufferPointer { keys in
-          present.withUnsafeBufferPointer { present in
-            for (position, row) in rows.enumerated() {
-              let index = Int(row)
-              guard index < keys.count, present[index >> 6] & (1 << UInt64(index & 63)) != 0 else {
-                complete = false
-                break
-              }
-              result.initializeElement(at: position, to: keys[index])
-              count = position + 1
-            }
+        for (position, row) in rows.enumerated() {
+          guard let key = key(of: row) else {
+            complete = false
+            break
           }
+          result.initializeElement(at: position, to: key)
+          count = position + 1
         }
       }
       return complete ? result : nil
@@ -107,9 +102,8 @@ final class RowKeyCache: Sendable {
 
   /// Counts `misses` rows of `collection` whose keys came from the row table, and builds the table
   /// anew, in `txn` (the caller's read) and on the caller's thread, when they add up to the
-  /// threshold. A build that meets damage leaves the table
-  /// as it was: the row table's damage is for the reads that need those rows, and `verify`, to
-  /// report.
+  /// threshold. A build that meets damage leaves the table as it was: the row table's damage is for
+  /// the reads that need those rows, and `verify`, to report.
   func note(misses: Int, of collection: StoredCollection, _ txn: some ReadableTransaction) {
     guard misses > 0, collection.schema.primaryKey.type == .integer else { return }
     // The collection's size is read only once the misses pass the least threshold: most reads of
@@ -134,7 +128,7 @@ final class RowKeyCache: Sendable {
     entries.withLock { entries in
       entries[collection.id]?.building = false
       // A build in an older transaction than the last one's may hold fewer rows.
-      if let keys = keys ?? nil, keys.count >= entries[collection.id]?.keys?.count ?? 0 {
+      if let keys, keys.count >= entries[collection.id]?.keys?.count ?? 0 {
         entries[collection.id]?.keys = keys
       }
     }
