@@ -210,22 +210,28 @@ private struct CheckingPlans: @unchecked Sendable {
   /// building the values) on every core, not only each record's last version: history must read
   /// too (as-of queries, diffs, export), and verification is where a bad one should come to light.
   func check(_ batch: [(lsn: UInt64, bytes: [UInt8])]) throws -> [FollowedEvent?] {
-    try ParallelMap.map(batch.count) { index in
-      try batch[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
-        let plan = Int(planOfEvent[index])
-        guard plan >= 0 else { return nil }
-        let (schema, keyField) = plans[plan]
-        let header = try EventCodec.header(raw, lsn: batch[index].lsn)
-        if header.isUpsert {
-          do {
-            try RecordCodec.check(header.payload, schema: schema)
-          } catch let error as MalformedBytes {
-            throw StoreError.corruptEvent(lsn: header.lsn, reason: error.description)
+    let parts = try ParallelMap.mapParts(batch.count, minimum: 1_024) { part in
+      // The plans read in place: a copy of a schema per event cost a verification a few percent
+      // in reference counting.
+      try plans.withUnsafeBufferPointer { plans in
+        try part.map { index in
+          try batch[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
+            let plan = Int(planOfEvent[index])
+            guard plan >= 0 else { return nil }
+            let header = try EventCodec.header(raw, lsn: batch[index].lsn)
+            if header.isUpsert {
+              do {
+                try RecordCodec.check(header.payload, schema: plans[plan].schema)
+              } catch let error as MalformedBytes {
+                throw StoreError.corruptEvent(lsn: header.lsn, reason: error.description)
+              }
+            }
+            return FollowedEvent(header, key: try header.key(plans[plan].key))
           }
         }
-        return FollowedEvent(header, key: try header.key(keyField))
       }
     }
+    return parts.count == 1 ? parts[0] : Array(parts.joined())
   }
 }
 
@@ -337,8 +343,25 @@ struct RowTracker {
 
   /// The records that exist after the events, in row order.
   func survivors() -> [StoredRow] {
-    rows.map { StoredRow(key: $0.key, row: $0.value.row, lsn: $0.value.lsn) }.sorted { $0.row < $1.row }
+    guard placesSurvivors else {
+      return rows.map { StoredRow(key: $0.key, row: $0.value.row, lsn: $0.value.lsn) }.sorted {
+        $0.row < $1.row
+      }
+    }
+    var places = [Int](repeating: -1, count: Int(nextRow))
+    var unordered: [StoredRow] = []
+    unordered.reserveCapacity(rows.count)
+    for (key, place) in rows {
+      places[Int(place.row)] = unordered.count
+      unordered.append(StoredRow(key: key, row: place.row, lsn: place.lsn))
+    }
+    return places.compactMap { $0 < 0 ? nil : unordered[$0] }
   }
+
+  /// Whether `survivors` puts each record at its row's place (rows are distinct and below
+  /// `nextRow`) rather than sorting them: unless deleted rows outnumber the records by far. A
+  /// comparison sort of a million rows was 1.5% of a verification's CPU.
+  var placesSurvivors: Bool { nextRow - 1 <= UInt64(4 * rows.count + 4_096) }
 }
 
 /// A record's place in the state: its key, row and the LSN of its current version.

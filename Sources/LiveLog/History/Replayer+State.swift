@@ -1,4 +1,5 @@
 import LMDB
+import Synchronization
 
 /// The second half of a replay: each collection's surviving records written into the target,
 /// in row order, one segment of `StoredCollection.rebuiltSegmentRows` row numbers per write
@@ -98,20 +99,26 @@ extension Replayer {
   }
 
   /// Writes the rows of each segment alone, and returns the fingerprints of the index entries
-  /// their records would file (`buildsIndexes` false). A segment's records are fingerprinted on
-  /// other threads while the previous segment's rows are written (and, for the first, while
-  /// `meanwhile` runs), so that the writes, which have one thread, leave no core idle.
+  /// their records would file (`buildsIndexes` false). The fingerprints are computed on other
+  /// threads, segment after segment, each segment's work starting the next one's when it ends:
+  /// they run ahead of the writes, which have one thread, and of `meanwhile` (a verification's
+  /// checkpoints, as long as several segments' fingerprints), so that no core waits for either.
   private func writeFingerprinted(
     _ collection: StoredCollection, _ survivors: [StoredCollection.RebuiltRow],
     _ segments: [(rows: Range<Int>, start: Row)], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
     meanwhile: () throws -> Void, done: (_ rows: Int) -> Void
   ) throws -> StateContent.IndexFingerprints {
     let source = self.source
-    func fingerprint(_ segment: Int) -> BackgroundWork<StateContent.IndexFingerprints> {
-      let chunk = Array(survivors[segments[segment].rows])
+    // Read once: each read of a collection's schema copies its latest version out of the list.
+    let schema = collection.schema
+    let name = collection.name
+    let ranges = segments.map(\.rows)
+    let stopped = StopFlag()
+    @Sendable func fingerprint(_ segment: Int) -> BackgroundWork<FingerprintedSegment> {
+      let chunk = Array(survivors[ranges[segment]])
       return BackgroundWork {
         // The records are read inside the work's own read: they point into the source's map.
-        try source.readState(snapshot, sourceCatalog) { read in
+        let fingerprints = try source.readState(snapshot, sourceCatalog) { read in
           let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
           // Each part of the rows summed on its own: fingerprints are sums.
           let parts = try ParallelMap.mapParts(chunk.count, minimum: 1_024) { part in
@@ -122,9 +129,9 @@ extension Replayer {
               let (sum, count): (UInt64, Int)
               do {
                 (sum, count) = try StateContent.fingerprint(
-                  ofRecord: records.value[index], schema: collection.schema, row: row, &scratch)
+                  ofRecord: records.value[index], schema: schema, row: row, &scratch)
               } catch {
-                throw StoreError.corruptState(reason: "\(collection.name): record at row \(row): \(error)")
+                throw StoreError.corruptState(reason: "\(name): record at row \(row): \(error)")
               }
               fingerprints.add(sum: sum, entries: count, row: row)
             }
@@ -134,21 +141,44 @@ extension Replayer {
           for part in parts { fingerprints.merge(part) }
           return fingerprints
         }
+        let next = segment + 1 < ranges.count && !stopped.isSet ? fingerprint(segment + 1) : nil
+        return FingerprintedSegment(fingerprints: fingerprints, next: next)
       }
     }
     var fingerprints = StateContent.IndexFingerprints()
     var next = segments.isEmpty ? nil : fingerprint(0)
-    // Not left running past the call, even when a write fails.
-    defer { _ = try? next?.value() }
+    // Not left running past the call, even when a write fails: the chain is stopped, and the
+    // work under way waited for.
+    defer {
+      stopped.set()
+      while let work = next { next = (try? work.value())?.next }
+    }
     try meanwhile()
     for segment in segments.indices {
-      guard let work = next else { break }
-      fingerprints.merge(try work.value())
-      next = segment + 1 < segments.count ? fingerprint(segment + 1) : nil
       let chunk = Array(survivors[segments[segment].rows])
       try target.environment.write { txn in try collection.appendRebuiltRows(chunk, txn) }
+      guard let work = next else { break }
+      let fingerprinted = try work.value()
+      fingerprints.merge(fingerprinted.fingerprints)
+      next = fingerprinted.next
       done(chunk.count)
     }
     return fingerprints
   }
+}
+
+/// One segment's fingerprints (`Replayer.writeFingerprinted`), and the work fingerprinting the
+/// next segment, started when this one ended.
+private struct FingerprintedSegment: Sendable {
+  var fingerprints: StateContent.IndexFingerprints
+  var next: BackgroundWork<FingerprintedSegment>?
+}
+
+/// A flag one thread sets and others read: work that is no longer wanted starts no more.
+private final class StopFlag: Sendable {
+  private let flag = Atomic<Bool>(false)
+
+  var isSet: Bool { flag.load(ordering: .acquiring) }
+
+  func set() { flag.store(true, ordering: .releasing) }
 }

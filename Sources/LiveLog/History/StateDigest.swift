@@ -92,44 +92,19 @@ extension Store {
   /// them (`Replayer.buildsIndexes`) digests as the store replayed with them. The tables named in
   /// `skipping` are left out.
   func digest(
-    _ txn: some ReadableTransaction, _ state: CatalogState,
+    _ txn: Transaction, _ state: CatalogState,
     indexFingerprints: [UInt32: StateContent.IndexFingerprints]? = nil, skipping: Set<String> = []
   ) throws -> StateDigest {
-    var databases: [String: StateDigest.DatabaseDigest] = [:]
-    for table in tables(state) where !skipping.contains(table.name) {
-      var hasher = DigestHasher()
-      var entries = 0
-      switch table.content {
-      case .raw(let database):
-        try txn.withCursor(database) { cursor in
-          var entry = try cursor.first()
-          while let current = entry {
-            if table.keeps(current.key) {
-              hasher.combine(current.key)
-              hasher.combine(current.value)
-              entries += 1
-            }
-            entry = try cursor.next()
-          }
-        }
-      case .rows(let collection):
-        try StateContent.forEachRow(of: collection, txn) { row, lsn, key in
-          hasher.combine(UInt64(row))
-          hasher.combine(lsn)
-          hasher.combine(key)
-          entries += 1
-        }
-      case .index(let collection):
-        // Entries come in no order: their hashes are summed, which no order changes.
-        let fingerprints =
-          try indexFingerprints.map { $0[collection.id] ?? .init() }
-          ?? StateContent.indexFingerprints(of: collection, byRow: false, txn)
-        entries = fingerprints.entries
-        hasher.combine(fingerprints.sum)
-      }
-      databases[table.name] = StateDigest.DatabaseDigest(hash: hasher.value, entries: entries)
+    let tables = tables(state).filter { !skipping.contains($0.name) }
+    // One table per core at a time, the largest (the log, the rows) beside the others rather than
+    // after them.
+    try txn.prepareForReadsOnEveryCore(allDatabases(state))
+    let shared = MapShared((txn: txn, tables: tables))
+    let digests = try ParallelMap.map(tables.count, minimumPerWorker: 1) { index in
+      let (txn, tables) = shared.value
+      return try tables[index].digest(txn, indexFingerprints: indexFingerprints)
     }
-    return StateDigest(databases: databases)
+    return StateDigest(databases: Dictionary(uniqueKeysWithValues: zip(tables.map(\.name), digests)))
   }
 
   /// The first entry, in key order, of the first table where this store and `other` differ;
@@ -194,6 +169,44 @@ extension Store {
     func keeps(_ key: UnsafeRawBufferPointer) -> Bool {
       guard name == StoreLayout.meta else { return true }
       return !key.starts(with: "segments:".utf8)
+    }
+
+    /// The table's fingerprint as `txn` sees it; `indexFingerprints`, when given, stands for the
+    /// indexes (`Store.digest(_:_:indexFingerprints:skipping:)`).
+    func digest(
+      _ txn: Transaction, indexFingerprints: [UInt32: StateContent.IndexFingerprints]?
+    ) throws -> StateDigest.DatabaseDigest {
+      var hasher = DigestHasher()
+      var entries = 0
+      switch content {
+      case .raw(let database):
+        try txn.withCursor(database) { cursor in
+          var entry = try cursor.first()
+          while let current = entry {
+            if keeps(current.key) {
+              hasher.combine(current.key)
+              hasher.combine(current.value)
+              entries += 1
+            }
+            entry = try cursor.next()
+          }
+        }
+      case .rows(let collection):
+        try StateContent.forEachRow(of: collection, txn) { row, lsn, key in
+          hasher.combine(UInt64(row))
+          hasher.combine(lsn)
+          hasher.combine(key)
+          entries += 1
+        }
+      case .index(let collection):
+        // Entries come in no order: their hashes are summed, which no order changes.
+        let fingerprints =
+          try indexFingerprints.map { $0[collection.id] ?? .init() }
+          ?? StateContent.indexFingerprints(of: collection, byRow: false, txn)
+        entries = fingerprints.entries
+        hasher.combine(fingerprints.sum)
+      }
+      return StateDigest.DatabaseDigest(hash: hasher.value, entries: entries)
     }
   }
 

@@ -248,14 +248,8 @@ struct OrderedKey: Hashable, Comparable {
   /// Appends the key's bytes, `width` of them.
   func append(to key: inout [UInt8], width: Int) {
     key.append(flag)
-    for shift in stride(from: 56, through: 0, by: -8) {
-      key.append(UInt8(truncatingIfNeeded: high >> UInt64(shift)))
-    }
-    if width == 13 {
-      for shift in stride(from: 24, through: 0, by: -8) {
-        key.append(UInt8(truncatingIfNeeded: low >> UInt32(shift)))
-      }
-    }
+    key.appendBigEndian(high)
+    if width == 13 { key.appendBigEndian(low) }
   }
 
   /// Reads the value part of a stored key (after the field byte), or `nil` for another width.

@@ -82,8 +82,14 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
 
   /// The field stored in `slot`, or `nil` for a free or retired slot.
   func field(atSlot slot: Int) -> Field? {
+    fieldIndex(atSlot: slot).map { fields[$0] }
+  }
+
+  /// The index in `fields` of the field stored in `slot`, or `nil` for a free or retired slot:
+  /// for loops over every record that read a field's parts in place rather than copy it.
+  func fieldIndex(atSlot slot: Int) -> Int? {
     guard slot >= 0, slot < bySlot.count, bySlot[slot] >= 0 else { return nil }
-    return fields[bySlot[slot]]
+    return bySlot[slot]
   }
 
   /// The declaration, or the first thing wrong with it.

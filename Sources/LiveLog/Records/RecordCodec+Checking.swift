@@ -6,12 +6,14 @@ extension RecordCodec {
   static func check(_ bytes: UnsafeRawBufferPointer, schema: CollectionSchema) throws(MalformedBytes) {
     var reader = ByteReader(bytes)
     let count = try readHeader(&reader)
+    let fields = schema.fields
     for slot in 0..<count {
       let tag = try skipValue(&reader, checking: true)
-      guard slot < schema.slotCount, let field = schema.field(atSlot: slot) else { continue }
-      guard tag.fits(field.type) else {
+      // The field read in place, not copied: this runs for every event a verification checks.
+      guard let index = schema.fieldIndex(atSlot: slot) else { continue }
+      guard tag.fits(fields[index].type) else {
         throw MalformedBytes(
-          offset: reader.offset, reason: "field \(field.name) holds a value of the wrong type")
+          offset: reader.offset, reason: "field \(fields[index].name) holds a value of the wrong type")
       }
     }
     guard reader.isAtEnd else {
