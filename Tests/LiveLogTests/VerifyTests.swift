@@ -257,6 +257,35 @@ import Testing
     #expect(!phases.contains { $0.contains("copying") }, "\(phases)")
   }
 
+  /// A damaged catalog that names two collections alike gives two tables of each name: the
+  /// digest (whose tables are read side by side) keeps one of them, and verify reports the
+  /// damage rather than stopping the process.
+  @Test func aCatalogNamingTwoCollectionsAlikeDigestsWithoutATrap() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    do {
+      let store = try Store(directory: directory.child("live"), options: options)
+      try store.write(QueryFixture.shared.repositories.prefix(2_000).map(Mutation.upsert))
+      let collection = try store.repositoriesCollection()
+      try store.environment.write { txn in
+        try store.catalog.write(id: 7, name: collection.name, versions: collection.versions, txn)
+      }
+    }
+    let store = try Store(directory: directory.child("live"), options: options)
+    let names = try store.read { _, state in state.all.map(\.name) }
+    #expect(names.filter { $0 == "repositories" }.count == 2, "the premise: two entries of one name")
+    let digest = try store.digest()
+    #expect(digest.databases["repositories.rows"]?.entries == 2_000)
+    // The replay finds the damage, whichever way: an error or a difference.
+    do {
+      let report = try store.verify(scratchParent: directory.path)
+      #expect(report.difference != nil)
+    } catch let error as StoreError {
+      #expect("\(error)".contains("corrupt"))
+    }
+  }
+
   /// An entry of the live log outside its events `1 ... version` (key 0, which no replay reads)
   /// makes the logs differ, though the scratch store copies no log to compare: verify fails and
   /// names the log and the entry.

@@ -56,8 +56,8 @@ struct Replayer {
       }
     }
     // The checkpoints read the copied log alone (or, without a copy, the source's as of the
-    // snapshot): they are written while the first segment of the state is laid out, or
-    // fingerprinted, on the other threads.
+    // snapshot): they are written while the first segment of the state is laid out (or the
+    // segments are fingerprinted) on the other threads.
     let fingerprints = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress) {
       // Without a copy, the summary reads the source's log in `snapshot` beside the threads that
       // read records from it; the copy read that log in `snapshot` first, so that the

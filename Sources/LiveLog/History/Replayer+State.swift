@@ -8,8 +8,8 @@ extension Replayer {
   /// Writes the state of the records `trackers` followed (by collection id), reading them from
   /// the source as of `snapshot`. Returns the index fingerprints when `buildsIndexes` is false.
   /// `meanwhile`, other writes of the replay, runs once on this thread: while the first segment is
-  /// laid out (or, without indexes, fingerprinted) on the others, so that no core waits for it; at
-  /// the latest after the state.
+  /// laid out (or, without indexes, while the segments are fingerprinted) on the others, so that
+  /// no core waits for it; at the latest after the state.
   func writeState(
     of trackers: [UInt32: RowTracker], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
     progress: (ReplayProgress) -> Void, meanwhile: () throws -> Void

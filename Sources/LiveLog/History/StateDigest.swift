@@ -96,15 +96,34 @@ extension Store {
     indexFingerprints: [UInt32: StateContent.IndexFingerprints]? = nil, skipping: Set<String> = []
   ) throws -> StateDigest {
     let tables = tables(state).filter { !skipping.contains($0.name) }
-    // One table per core at a time, the largest (the log, the rows) beside the others rather than
-    // after them.
     try txn.prepareForReadsOnEveryCore(allDatabases(state))
     let shared = MapShared((txn: txn, tables: tables))
-    let digests = try ParallelMap.map(tables.count, minimumPerWorker: 1) { index in
-      let (txn, tables) = shared.value
-      return try tables[index].digest(txn, indexFingerprints: indexFingerprints)
+    // The indexes are read on every core by themselves (`StateContent.indexFingerprints`), here;
+    // the other tables one per core at a time beside them, on a thread of their own (a parallel
+    // map run inside another's workers gets one core), so that the largest (the log, the rows)
+    // do not wait until the others are done.
+    let others = tables.indices.filter { !tables[$0].isIndex }
+    let rest = BackgroundWork {
+      try ParallelMap.map(others.count, minimumPerWorker: 1) { index in
+        let (txn, tables) = shared.value
+        return Result { try tables[others[index]].digest(txn, indexFingerprints: indexFingerprints) }
+      }
     }
-    return StateDigest(databases: Dictionary(uniqueKeysWithValues: zip(tables.map(\.name), digests)))
+    // Not left running past the call, even when an index fails.
+    defer { _ = try? rest.value() }
+    var digests = [Result<StateDigest.DatabaseDigest, any Error>?](repeating: nil, count: tables.count)
+    for index in tables.indices where tables[index].isIndex {
+      digests[index] = Result { try tables[index].digest(txn, indexFingerprints: indexFingerprints) }
+    }
+    for (index, digest) in zip(others, try rest.value()) { digests[index] = digest }
+    // The first table's error, in table order, as one table after another would throw it.
+    var databases: [String: StateDigest.DatabaseDigest] = [:]
+    for (table, digest) in zip(tables, digests) {
+      guard let digest else { continue }
+      // A damaged catalog may name two collections alike: the last table of a name stands.
+      databases[table.name] = try digest.get()
+    }
+    return StateDigest(databases: databases)
   }
 
   /// The first entry, in key order, of the first table where this store and `other` differ;
@@ -164,6 +183,11 @@ extension Store {
 
     let name: String
     let content: Content
+
+    var isIndex: Bool {
+      if case .index = content { return true }
+      return false
+    }
 
     /// Whether an entry of a raw table is content (`meta`'s segment directories are layout).
     func keeps(_ key: UnsafeRawBufferPointer) -> Bool {
