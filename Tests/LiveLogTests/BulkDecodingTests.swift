@@ -7,9 +7,14 @@ import Testing
 @Suite struct BulkDecodingTests {
   /// `SegmentBuilder.sortByCode` orders by the high 32 bits and keeps the order of equal codes
   /// (a posting list's rows stay ascending): the standard library's sort, stabilized by each
-  /// key's first place, is the oracle.
+  /// key's first place, is the oracle. The sort's second buffer is new, or a spare one that held
+  /// more, fewer or as many keys of an earlier sort (`SegmentBuffers`).
   @Test(arguments: [0, 1, 2, 3, 100, 5_000, 70_000])
   func radixSortEqualsAStableSortByCode(count: Int) {
+    var spares: [[UInt64]] = [
+      [], Array(repeating: 7, count: count + 31), Array(repeating: 7, count: count / 2),
+      Array(repeating: 7, count: count),
+    ]
     var random = SplitMix64(seed: UInt64(count) &+ 17)
     // Codes from a few (most keys tie, and some digits are shared by every key: the first alone,
     // with `<< 11`, so that a later pass is the first to move the keys) to any.
@@ -21,9 +26,14 @@ import Testing
         ($0.element >> 32, $0.offset) < ($1.element >> 32, $1.offset)
       }
       .map(\.element)
-      var sorted = keys
-      SegmentBuilder.sortByCode(&sorted)
-      #expect(sorted == expected, "\(count) keys of \(codes) codes shifted by \(shift)")
+      for index in spares.indices {
+        var sorted = keys
+        let room = spares[index].capacity
+        SegmentBuilder.sortByCode(&sorted, spare: &spares[index])
+        #expect(sorted == expected, "\(count) keys of \(codes) codes shifted by \(shift), spare \(index)")
+        // The spare holds the other buffer now: at least the room it had, or the keys'.
+        #expect(spares[index].capacity >= min(room, count) || count <= 1)
+      }
     }
   }
 

@@ -65,6 +65,8 @@ extension Replayer {
     directory.begin(for: collection.schema)
     let coversKeys = directory.coversKeys
     let source = self.source
+    // Handed from each segment's layout to the next's, which run one after another.
+    let buffers = SegmentBuffers()
     func layOut(_ segment: Int) -> BackgroundWork<StoredCollection.RebuiltIndexes> {
       let chunk = Array(survivors[segments[segment].rows])
       let start = segments[segment].start
@@ -76,7 +78,8 @@ extension Replayer {
             try collection.values(records.value[index], row: UInt64(chunk[index].row))
           }
           return try StoredCollection.rebuiltIndexes(
-            schema: collection.schema, rows: chunk.map(\.row), segment: start, coversKeys: coversKeys
+            schema: collection.schema, rows: chunk.map(\.row), segment: start, coversKeys: coversKeys,
+            buffers: buffers
           ) { values[$0] }
         }
       }

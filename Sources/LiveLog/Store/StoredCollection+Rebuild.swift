@@ -44,19 +44,23 @@ extension StoredCollection {
   /// The pages of the rebuilt segment that starts at `segment`, holding the index entries of
   /// `rows` (ascending) whose values are `values(i)`, and their ordered columns. Computed apart
   /// from any transaction, on up to two cores, so that a replay lays out one segment while it
-  /// writes the previous one.
+  /// writes the previous one. `buffers`, when given, lends the builds their large buffers and
+  /// takes them back (`SegmentBuffers`).
   static func rebuiltIndexes(
-    schema: CollectionSchema, rows: [Row], segment: Row, coversKeys: Bool,
+    schema: CollectionSchema, rows: [Row], segment: Row, coversKeys: Bool, buffers: SegmentBuffers? = nil,
     values: @Sendable (Int) throws -> [FieldValue]
   ) throws -> RebuiltIndexes {
-    let parts = try SegmentBuilder.build(schema: schema, rows: rows, values: values)
+    var parts = try SegmentBuilder.build(schema: schema, rows: rows, buffers: buffers, values: values)
     let fields = OrderedColumns.orderedFields(of: schema)
     let columns =
       fields.isEmpty
       ? []
       : try rows.indices.map { OrderedColumns.change(row: rows[$0], values: try values($0), fields: fields) }
-    return RebuiltIndexes(
-      pages: SegmentBuilder.pages(parts, segment: segment, coversKeys: coversKeys), columns: columns)
+    let pages = SegmentBuilder.pages(parts, segment: segment, coversKeys: coversKeys)
+    if let buffers {
+      for index in parts.indices { parts[index].giveBack(to: buffers) }
+    }
+    return RebuiltIndexes(pages: pages, columns: columns)
   }
 
   /// Appends `rows` (ascending, past every row written before, all of the rebuilt segment that

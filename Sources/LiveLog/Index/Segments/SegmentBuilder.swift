@@ -31,7 +31,10 @@ struct SegmentBuilder: Sendable {
   private var scratch: [UInt8] = []
   private(set) var rowCount = 0
 
-  init(schema: CollectionSchema) {
+  /// An empty builder for `schema`'s entries; its trigram keys fill a buffer `buffers` hands
+  /// it, when given (`SegmentBuffers`).
+  init(schema: CollectionSchema, buffers: SegmentBuffers? = nil) {
+    trigramKeys = buffers?.take() ?? []
     substring = schema.fields.filter { $0.indexes.contains(.substring) }.map(\.position)
     equality = schema.fields.filter { $0.indexes.contains(.equality) }
     orderedFields = schema.fields.filter { $0.indexes.contains(.ordered) }.map {
@@ -105,19 +108,29 @@ struct SegmentBuilder: Sendable {
 
   /// Builds the entries of `rows` (ascending) on up to two cores at once; `values(i)` gives the
   /// values of `rows[i]`. The builders cover consecutive runs of the rows, in order.
+  /// `buffers`, when given, lends the builders their large buffers (`SegmentBuffers`); give them
+  /// back with `giveBack(to:)` once the pages are laid out.
   static func build(
-    schema: CollectionSchema, rows: [Row], values: @Sendable (Int) throws -> [FieldValue]
+    schema: CollectionSchema, rows: [Row], buffers: SegmentBuffers? = nil,
+    values: @Sendable (Int) throws -> [FieldValue]
   ) throws -> [SegmentBuilder] {
     let halves = rows.count >= 4_096 ? 2 : 1
     let built = try ParallelMap.map(halves, minimumPerWorker: 1) { half in
-      var builder = SegmentBuilder(schema: schema)
+      var builder = SegmentBuilder(schema: schema, buffers: buffers)
       for index in (rows.count * half / halves)..<(rows.count * (half + 1) / halves) {
         builder.add(row: rows[index], values: try values(index))
       }
-      builder.sortTrigrams()
+      builder.sortTrigrams(buffers: buffers)
       return builder
     }
     return built
+  }
+
+  /// Gives the builder's trigram buffers back to `buffers` for the next build, leaving it empty
+  /// of trigrams: once its pages are laid out.
+  mutating func giveBack(to buffers: SegmentBuffers) {
+    buffers.giveBack(&trigramKeys)
+    buffers.giveBack(&postings)
   }
 
   /// Sorts the trigram keys by code, keeping each code's postings in the order they came (rows
@@ -125,17 +138,32 @@ struct SegmentBuilder: Sendable {
   /// 11, 11 and 10 bits. One read of the keys counts every digit; then each digit on which the
   /// keys differ moves them once. The passes run over raw buffers: a replay sorts tens of
   /// millions of keys, and the arrays' bounds and uniqueness checks cost as much as the moves.
-  mutating func sortTrigrams() { Self.sortByCode(&trigramKeys) }
+  /// The sort's second buffer comes from `buffers`, when given, and goes back to it.
+  mutating func sortTrigrams(buffers: SegmentBuffers? = nil) {
+    var spare = buffers?.take() ?? []
+    Self.sortByCode(&trigramKeys, spare: &spare)
+    buffers?.giveBack(&spare)
+  }
 
-  /// `sortTrigrams` on its own: `keys` stably sorted by their high 32 bits.
-  static func sortByCode(_ keys: inout [UInt64]) {
+  /// `sortTrigrams` on its own: `keys` stably sorted by their high 32 bits. `spare`, a buffer of
+  /// any length, is the sort's second buffer when it has the room; it holds the other one after.
+  static func sortByCode(_ keys: inout [UInt64], spare: inout [UInt64]) {
     let count = keys.count
     guard count > 1 else { return }
     // Taken out, so that the passes write the buffers in place rather than copying them.
     var source: [UInt64] = []
     swap(&source, &keys)
-    // Every element is written by the first pass before any is read.
-    var target = [UInt64](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    // Every element is written by the first pass before any is read: a new buffer is left
+    // uninitialized, and a spare one keeps what it holds, cut or lengthened to `count`.
+    var target: [UInt64] = []
+    swap(&target, &spare)
+    if target.capacity < count {
+      target = [UInt64](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    } else if target.count > count {
+      target.removeLast(target.count - count)
+    } else {
+      target.append(contentsOf: repeatElement(0, count: count - target.count))
+    }
     let low: (shift: UInt64, mask: UInt64) = (32, 0x7FF)
     let middle: (shift: UInt64, mask: UInt64) = (43, 0x7FF)
     let high: (shift: UInt64, mask: UInt64) = (54, 0x3FF)
@@ -174,6 +202,7 @@ struct SegmentBuilder: Sendable {
       }
     }
     swap(&source, &keys)
+    swap(&target, &spare)
   }
 
   /// The pages of one segment holding the entries of `parts` (consecutive runs of rows, in
