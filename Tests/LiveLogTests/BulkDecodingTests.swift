@@ -11,9 +11,12 @@ import Testing
   /// more, fewer or as many keys of an earlier sort (`SegmentBuffers`).
   @Test(arguments: [0, 1, 2, 3, 100, 5_000, 70_000])
   func radixSortEqualsAStableSortByCode(count: Int) {
+    // The last: shorter than the keys but with room for them, as a buffer given back.
+    var roomy = [UInt64](repeating: 7, count: count + 31)
+    roomy.removeLast(count / 2 + 31)
     var spares: [[UInt64]] = [
       [], Array(repeating: 7, count: count + 31), Array(repeating: 7, count: count / 2),
-      Array(repeating: 7, count: count),
+      Array(repeating: 7, count: count), roomy,
     ]
     var random = SplitMix64(seed: UInt64(count) &+ 17)
     // Codes from a few (most keys tie, and some digits are shared by every key: the first alone,

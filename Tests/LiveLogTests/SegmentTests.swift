@@ -199,4 +199,27 @@ import Testing
       try check("after edits \(round)")
     }
   }
+
+  /// Segments laid out one after another with buffers handed from each to the next
+  /// (`SegmentBuffers`, as a replay does) hold the same pages as segments laid out each with new
+  /// buffers: larger and smaller runs in turn (one of two builders, then of one), so that buffers
+  /// come back longer and shorter than the next run needs.
+  @Test func segmentsLaidOutWithHandedOnBuffersEqualThoseWithNewOnes() throws {
+    var random = SplitMix64(seed: 77)
+    let buffers = SegmentBuffers()
+    var start: Row = 1
+    for size in [Row(6_000), 300, 5_000, 9_000, 4_200, 50] {
+      defer { start += size }
+      let rows = Array(start..<(start + size))
+      let values = rows.map { Self.values($0, &random) }
+      let handed = try StoredCollection.rebuiltIndexes(
+        schema: Self.schema, rows: rows, segment: start, coversKeys: true, buffers: buffers
+      ) { values[$0] }
+      let fresh = try StoredCollection.rebuiltIndexes(
+        schema: Self.schema, rows: rows, segment: start, coversKeys: true
+      ) { values[$0] }
+      #expect(handed.pages.map(\.key) == fresh.pages.map(\.key), "\(size) rows from \(start)")
+      #expect(handed.pages.map(\.value) == fresh.pages.map(\.value), "\(size) rows from \(start)")
+    }
+  }
 }

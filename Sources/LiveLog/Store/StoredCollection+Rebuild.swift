@@ -142,13 +142,16 @@ extension StoredCollection {
     var done = 0
     var directory = SegmentDirectory(starts: [], end: Row(truncatingIfNeeded: next))
     directory.begin(for: schema)
+    // Handed from each segment's layout to the next's, as a replay does.
+    let buffers = SegmentBuffers()
     for (range, segment) in Self.rebuiltSegments(of: rows.map(\.row)) {
       let chunk = rows[range]
       let values = try chunk.map { row in
         try self.values(try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row))
       }
       let rebuilt = try Self.rebuiltIndexes(
-        schema: schema, rows: chunk.map(\.row), segment: segment, coversKeys: directory.coversKeys
+        schema: schema, rows: chunk.map(\.row), segment: segment, coversKeys: directory.coversKeys,
+        buffers: buffers
       ) { values[$0] }
       for (key, value) in rebuilt.pages {
         try txn.put(databases.index, key, value, flags: .append)

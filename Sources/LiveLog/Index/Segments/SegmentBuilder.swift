@@ -35,6 +35,7 @@ struct SegmentBuilder: Sendable {
   /// it, when given (`SegmentBuffers`).
   init(schema: CollectionSchema, buffers: SegmentBuffers? = nil) {
     trigramKeys = buffers?.take() ?? []
+    trigramKeys.removeAll(keepingCapacity: true)
     substring = schema.fields.filter { $0.indexes.contains(.substring) }.map(\.position)
     equality = schema.fields.filter { $0.indexes.contains(.equality) }
     orderedFields = schema.fields.filter { $0.indexes.contains(.ordered) }.map {
@@ -154,7 +155,8 @@ struct SegmentBuilder: Sendable {
     var source: [UInt64] = []
     swap(&source, &keys)
     // Every element is written by the first pass before any is read: a new buffer is left
-    // uninitialized, and a spare one keeps what it holds, cut or lengthened to `count`.
+    // uninitialized, and a spare one keeps what it holds, cut or lengthened to `count` (a spare
+    // from an earlier sort of about as many keys is written over, hardly lengthened).
     var target: [UInt64] = []
     swap(&target, &spare)
     if target.capacity < count {
