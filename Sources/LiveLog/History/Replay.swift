@@ -160,11 +160,22 @@ struct Replayer {
 }
 
 /// The schema and key of each event of a batch, which the workers that check it share.
-private struct CheckingPlans: @unchecked Sendable {
-  // @unchecked: read-only after it is built; tuples of Sendable values.
-  /// The schema each event's record decodes with and the field its key is, once per collection
-  /// and schema version.
-  let plans: [(schema: CollectionSchema, key: Field)]
+private struct CheckingPlans: Sendable {
+  /// The schema an event's record decodes with and the field its key is. A class: each event
+  /// reads its plan's schema in place, where a copy of a schema per event cost a verification a
+  /// few percent in reference counting.
+  final class Plan: Sendable {
+    let schema: CollectionSchema
+    let key: Field
+
+    init(schema: CollectionSchema, key: Field) {
+      self.schema = schema
+      self.key = key
+    }
+  }
+
+  /// The plans, once per collection and schema version.
+  let plans: [Plan]
   /// Each event's plan, by index in `plans` (-1: a schema event, or a collection without one).
   let planOfEvent: [Int32]
 
@@ -177,7 +188,7 @@ private struct CheckingPlans: @unchecked Sendable {
       var collection: UInt32
       var schemaVersion: Int
     }
-    var plans: [(schema: CollectionSchema, key: Field)] = []
+    var plans: [Plan] = []
     var planOfEvent: [Int32] = []
     planOfEvent.reserveCapacity(batch.count)
     var known: [PlanKey: Int32] = [:]
@@ -194,7 +205,7 @@ private struct CheckingPlans: @unchecked Sendable {
         if let plan = known[version] { return plan }
         var plan: Int32 = -1
         if let current = try catalog.entry(for: header).versions.last?.schema {
-          plans.append((try catalog.schema(for: header), current.primaryKey))
+          plans.append(Plan(schema: try catalog.schema(for: header), key: current.primaryKey))
           plan = Int32(plans.count - 1)
         }
         known[version] = plan
@@ -210,28 +221,22 @@ private struct CheckingPlans: @unchecked Sendable {
   /// building the values) on every core, not only each record's last version: history must read
   /// too (as-of queries, diffs, export), and verification is where a bad one should come to light.
   func check(_ batch: [(lsn: UInt64, bytes: [UInt8])]) throws -> [FollowedEvent?] {
-    let parts = try ParallelMap.mapParts(batch.count, minimum: 1_024) { part in
-      // The plans read in place: a copy of a schema per event cost a verification a few percent
-      // in reference counting.
-      try plans.withUnsafeBufferPointer { plans in
-        try part.map { index in
-          try batch[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
-            let plan = Int(planOfEvent[index])
-            guard plan >= 0 else { return nil }
-            let header = try EventCodec.header(raw, lsn: batch[index].lsn)
-            if header.isUpsert {
-              do {
-                try RecordCodec.check(header.payload, schema: plans[plan].schema)
-              } catch let error as MalformedBytes {
-                throw StoreError.corruptEvent(lsn: header.lsn, reason: error.description)
-              }
-            }
-            return FollowedEvent(header, key: try header.key(plans[plan].key))
+    try ParallelMap.map(batch.count) { index in
+      try batch[index].bytes.withUnsafeBytes { raw -> FollowedEvent? in
+        let number = Int(planOfEvent[index])
+        guard number >= 0 else { return nil }
+        let plan = plans[number]
+        let header = try EventCodec.header(raw, lsn: batch[index].lsn)
+        if header.isUpsert {
+          do {
+            try RecordCodec.check(header.payload, schema: plan.schema)
+          } catch let error as MalformedBytes {
+            throw StoreError.corruptEvent(lsn: header.lsn, reason: error.description)
           }
         }
+        return FollowedEvent(header, key: try header.key(plan.key))
       }
     }
-    return parts.count == 1 ? parts[0] : Array(parts.joined())
   }
 }
 

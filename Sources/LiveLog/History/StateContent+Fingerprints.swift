@@ -182,7 +182,6 @@ extension StateContent {
         base: part.isEmpty
           ? 0 : Row(truncatingIfNeeded: OrderedColumns.firstRow(ofKey: blocks[part.lowerBound].key)),
         byRow: byRow)
-      var bytes: [UInt8] = []
       for index in part {
         let (key, value) = blocks[index]
         let slot = OrderedColumns.slot(ofKey: key)
@@ -198,10 +197,10 @@ extension StateContent {
           let row = first + Row(bit)
           // A recent row's columns are its entry's, which the index's fingerprints count twice.
           guard recent.entry(of: row) == nil else { return }
-          bytes.removeAll(keepingCapacity: true)
-          bytes.append(slot)
-          orderedKey.append(to: &bytes, width: width)
-          let hash = bytes.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, EmptyCollection()) } | 1
+          let hash =
+            orderedKey.withBytes(field: slot, width: width) {
+              IndexEntry.hash(.ordered, $0, row, EmptyCollection())
+            } | 1
           fingerprints.add(sum: IndexEntry.columnCopy(ofOrdered: hash), entries: 1, row: row)
         }
       }
@@ -216,7 +215,6 @@ extension StateContent {
   struct FingerprintScratch {
     var terms: [UInt64] = []
     var term: [UInt8] = []
-    var key: [UInt8] = []
   }
 
   /// The sum of the hashes (as `IndexEntry.fingerprint` gives them) of the entries an index
@@ -285,23 +283,18 @@ extension StateContent {
     var count = 0
     /// The terms' hashes, summed once each at the end (a list may repeat a term).
     var terms: [UInt64]
-    /// The buffer an ordered key is built in.
-    var key: [UInt8]
 
     /// Sums for `row`, with its buffers taken out of `scratch` (and put back by `giveBack(to:)`).
     init(row: Row, scratch: inout FingerprintScratch) {
       self.row = row
       seed = IndexEntry.rowSeed(row)
       terms = []
-      key = []
       swap(&terms, &scratch.terms)
-      swap(&key, &scratch.key)
       terms.removeAll(keepingCapacity: true)
     }
 
     mutating func giveBack(to scratch: inout FingerprintScratch) {
       swap(&terms, &scratch.terms)
-      swap(&key, &scratch.key)
     }
 
     mutating func trigram(_ posting: UInt64) {
@@ -315,10 +308,11 @@ extension StateContent {
     }
 
     mutating func ordered(_ entry: OrderedEntry) {
-      key.removeAll(keepingCapacity: true)
-      key.append(entry.field)
-      entry.key.append(to: &key, width: Int(entry.width))
-      let hash = key.withUnsafeBytes { IndexEntry.hash(.ordered, $0, row, Self.none) } | 1
+      let row = self.row
+      let hash =
+        entry.key.withBytes(field: entry.field, width: Int(entry.width)) {
+          IndexEntry.hash(.ordered, $0, row, Self.none)
+        } | 1
       sum &+= hash &+ IndexEntry.columnCopy(ofOrdered: hash)
       count += 2
     }

@@ -166,7 +166,6 @@ enum StateContent {
 
     /// Buffers one page's decoding reuses, and the ends of the posting lists seen so far.
     struct Scratch {
-      var key: [UInt8] = []
       var rows: [Row] = []
       var bounds: [Int] = []
       var positions: [UInt32] = []
@@ -255,10 +254,7 @@ enum StateContent {
         while let entry = try reader.next() {
           guard isVisited(entry.row) else { continue }
           coveredKeys &+= StateContent.coverHash(entry.row, entry.id)
-          scratch.key.removeAll(keepingCapacity: true)
-          scratch.key.append(slot)
-          entry.key.append(to: &scratch.key, width: width)
-          try scratch.key.withUnsafeBytes {
+          try entry.key.withBytes(field: slot, width: width) {
             try body(.ordered, $0, entry.row, UnsafeBufferPointer(start: nil, count: 0))
           }
         }

@@ -252,6 +252,21 @@ struct OrderedKey: Hashable, Comparable {
     if width == 13 { key.appendBigEndian(low) }
   }
 
+  /// Calls `body` with `field` followed by the key's bytes (`width` of them, as `append` writes
+  /// them), laid out on the stack: digests build one for every ordered entry they read, tens of
+  /// millions, where an array's upkeep cost more than the bytes.
+  @inline(__always)
+  func withBytes<T>(field: UInt8, width: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    var words: (UInt64, UInt64) = (0, 0)
+    return try withUnsafeMutableBytes(of: &words) { raw in
+      raw[0] = field
+      raw[1] = flag
+      raw.storeBytes(of: high.bigEndian, toByteOffset: 2, as: UInt64.self)
+      raw.storeBytes(of: low.bigEndian, toByteOffset: 10, as: UInt32.self)
+      return try body(UnsafeRawBufferPointer(rebasing: raw[0..<(1 + (width == 13 ? 13 : 9))]))
+    }
+  }
+
   /// Reads the value part of a stored key (after the field byte), or `nil` for another width.
   init?(_ bytes: UnsafeRawBufferPointer, at offset: Int, width: Int) {
     guard offset + width <= bytes.count else { return nil }
