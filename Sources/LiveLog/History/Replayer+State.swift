@@ -115,10 +115,9 @@ extension Replayer {
     // Read once: each read of a collection's schema copies its latest version out of the list.
     let schema = collection.schema
     let name = collection.name
-    let ranges = segments.map(\.rows)
     let stopped = StopFlag()
     @Sendable func fingerprint(_ segment: Int) -> BackgroundWork<FingerprintedSegment> {
-      let chunk = Array(survivors[ranges[segment]])
+      let chunk = Array(survivors[segments[segment].rows])
       return BackgroundWork {
         // The records are read inside the work's own read: they point into the source's map.
         let fingerprints = try source.readState(snapshot, sourceCatalog) { read in
@@ -144,7 +143,7 @@ extension Replayer {
           for part in parts { fingerprints.merge(part) }
           return fingerprints
         }
-        let next = segment + 1 < ranges.count && !stopped.isSet ? fingerprint(segment + 1) : nil
+        let next = segment + 1 < segments.count && !stopped.isSet ? fingerprint(segment + 1) : nil
         return FingerprintedSegment(fingerprints: fingerprints, next: next)
       }
     }

@@ -245,15 +245,14 @@ struct OrderedKey: Hashable, Comparable {
   /// The bytes of the value part (flag included) of a field of `type`.
   static func width(of type: FieldType) -> Int { type == .date ? 13 : 9 }
 
-  /// Appends the key's bytes, `width` of them.
+  /// Appends the key's bytes, `width` of them (the layout `withBytes` writes).
   func append(to key: inout [UInt8], width: Int) {
-    key.append(flag)
-    key.appendBigEndian(high)
-    if width == 13 { key.appendBigEndian(low) }
+    withBytes(field: 0, width: width) { key.append(contentsOf: $0.dropFirst()) }
   }
 
-  /// Calls `body` with `field` followed by the key's bytes (`width` of them, as `append` writes
-  /// them), laid out on the stack: digests build one for every ordered entry they read, tens of
+  /// Calls `body` with `field` followed by the key's bytes, `width` of them: the flag, then the
+  /// high word and (13 bytes) the low one, big-endian, so that byte order is the keys' order.
+  /// Laid out on the stack: digests build one for every ordered entry they read, tens of
   /// millions, where an array's upkeep cost more than the bytes.
   @inline(__always)
   func withBytes<T>(field: UInt8, width: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
@@ -263,7 +262,7 @@ struct OrderedKey: Hashable, Comparable {
       raw[1] = flag
       raw.storeBytes(of: high.bigEndian, toByteOffset: 2, as: UInt64.self)
       raw.storeBytes(of: low.bigEndian, toByteOffset: 10, as: UInt32.self)
-      return try body(UnsafeRawBufferPointer(rebasing: raw[0..<(1 + (width == 13 ? 13 : 9))]))
+      return try body(UnsafeRawBufferPointer(rebasing: raw[0..<(width == 13 ? 14 : 10)]))
     }
   }
 
