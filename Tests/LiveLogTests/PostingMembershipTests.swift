@@ -19,23 +19,6 @@ import Testing
     return writer.takePages().map(\.value)
   }
 
-  /// Writes `rows`, with the positions of row `i` at `positions[bounds[i]..<bounds[i + 1]]`, as
-  /// one trigram list of `segment` and returns its pages' bytes.
-  private func trigramPages(rows: [Row], bounds: [Int], positions: [UInt32], segment: Row) -> [[UInt8]] {
-    var writer = PostingPageWriter(segment: segment, kind: .trigram)
-    rows.withUnsafeBufferPointer { rowBuffer in
-      bounds.withUnsafeBufferPointer { boundBuffer in
-        positions.withUnsafeBufferPointer { positionBuffer in
-          writer.add(
-            key: [1, 2, 3, 4],
-            PostingListSource(rows: rowBuffer, bounds: boundBuffer, positions: positionBuffer))
-        }
-      }
-    }
-    writer.flush()
-    return writer.takePages().map(\.value)
-  }
-
   /// `count` ascending rows from `segment`, each `step()` past the one before.
   private func rows(from segment: Row, count: Int, step: () -> Row) -> [Row] {
     var rows: [Row] = []
@@ -209,7 +192,7 @@ import Testing
         }
         bounds.append(positions.count)
       }
-      let pages = trigramPages(rows: rows, bounds: bounds, positions: positions, segment: segment)
+      let pages = TrigramPages.write(rows: rows, bounds: bounds, positions: positions, segment: segment)
       var members = Set<Row>()
       for _ in 0..<Int(random.next() % 300) {
         members.insert(
@@ -321,7 +304,7 @@ import Testing
         }
         bounds.append(positions.count)
       }
-      var page = trigramPages(rows: rows, bounds: bounds, positions: positions, segment: segment)[0]
+      var page = TrigramPages.write(rows: rows, bounds: bounds, positions: positions, segment: segment)[0]
       let (rowsStart, rowsLength, positionsStart, positionsLength) = try page.withUnsafeBytes { bytes in
         let entry = try PostingPage.View(bytes, positional: true).entry(0)
         return (

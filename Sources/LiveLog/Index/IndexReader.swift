@@ -130,6 +130,8 @@ struct IndexReader<Txn: ReadableTransaction> {
   /// lists become sets of `row << 32 | start` and intersect. Only the rows of `members`
   /// (ascending), when given, are looked for; and after the smallest list, only the rows whose
   /// starts remain: the other rows' positions are stepped over rather than turned into starts.
+  /// An anchored pattern's lists look at each row's first position alone
+  /// (`PostingPage.appendAnchoredStarts`), whole, but for the first among `members`.
   func rows(containing pattern: [UInt8], field: Field, anchored: Bool, within members: [Row]? = nil) throws
     -> (rows: [Row], unsure: [Row])
   {
@@ -162,9 +164,12 @@ struct IndexReader<Txn: ReadableTransaction> {
         for (listCount, index) in sized {
           list.removeAll(keepingCapacity: true)
           let offset = UInt32(offsets[index])
+          // An anchored pattern's lists are read whole, looking at each row's first position,
+          // and intersected with the starts so far: cheaper than reading each member's positions.
+          let readsHeads = anchored && offset < 64 && (starts != nil || here == nil)
           // The rows a list may add starts for: those of the starts so far, or the caller's.
           var filter = here
-          if let starts {
+          if let starts, !readsHeads {
             var rows: [Row] = []
             StartSet.appendRows(of: starts, to: &rows)
             filter = rows
@@ -180,7 +185,9 @@ struct IndexReader<Txn: ReadableTransaction> {
           try SegmentLookup.forEachPart(
             of: IndexKeys.trigramPrefix(codes[index]), kind: .trigram, segment: segment, cursor: &cursor
           ) {
-            if let membership {
+            if readsHeads {
+              try PostingPage.appendAnchoredStarts(of: $0, segment: segment, offset: offset, to: &list)
+            } else if let membership {
               try PostingPage.appendStarts(
                 of: $0, segment: segment, offset: offset, anchored: anchored, members: membership, to: &list)
             } else if let filter {
