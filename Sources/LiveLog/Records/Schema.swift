@@ -15,6 +15,8 @@ public struct Schema<R: Record>: Sendable {
   public let declaration: CollectionSchema
   /// Each declared field, in `declaration.fields` order.
   let declarations: [SchemaField<R>]
+  /// Each declared field's `load`, apart: the values of a record are read on every typed write.
+  private let loads: [@Sendable (UnsafePointer<R>) -> FieldValue]
 
   /// Declares the collection `collection` whose primary key is the record's `id`, stored under the
   /// name `primaryKey` with the indexes `primaryKeyIndexes`, and whose other fields are `fields`.
@@ -22,8 +24,12 @@ public struct Schema<R: Record>: Sendable {
     _ collection: String, primaryKey: String = "id", primaryKeyIndexes: IndexKinds = [],
     fields: [SchemaField<R>]
   ) {
-    let key = SchemaField<R>.field(primaryKey, \R.id, indexes: primaryKeyIndexes)
+    // `id` is a protocol requirement, which a key path reaches through its getter (no offset):
+    // the getter is called on the record in place instead.
+    var key = SchemaField<R>.field(primaryKey, \R.id, indexes: primaryKeyIndexes)
+    key.load = { $0.pointee.id.fieldValue }
     declarations = [key] + fields
+    loads = declarations.map(\.load)
     declaration = CollectionSchema(
       name: collection, primaryKey: primaryKey,
       fields: declarations.map {
@@ -39,7 +45,7 @@ public struct Schema<R: Record>: Sendable {
 
   /// The values of `record`'s declared fields, in declaration order.
   func values(of record: R) -> [FieldValue] {
-    declarations.map { $0.read(record) }
+    withUnsafePointer(to: record) { record in loads.map { $0(record) } }
   }
 
   /// The declared field that `keyPath` reads, or `nil`.
@@ -55,7 +61,17 @@ public struct SchemaField<R>: Sendable {
   let isOptional: Bool
   let indexes: IndexKinds
   let keyPath: any AnyKeyPath & Sendable
-  let read: @Sendable (R) -> FieldValue
+  /// Reads the field of a record in memory: a load at the property's offset in `R` when the key
+  /// path names a property stored inline (`MemoryLayout.offset(of:)`: a struct's stored
+  /// property, nested or not), else through the key path, which copies the whole record for each
+  /// field it reads (`Mutation.upsert` of a generated repository, 22 fields, at 1M: 3.0 µs every
+  /// field through its key path, 1.5 µs this way).
+  fileprivate(set) var load: @Sendable (UnsafePointer<R>) -> FieldValue
+
+  /// The field's value in `record`.
+  func read(_ record: R) -> FieldValue {
+    withUnsafePointer(to: record) { load($0) }
+  }
 
   /// The field `name`, holding the property at `keyPath`, with `indexes`. Its type and whether
   /// it is optional follow from the property's type: `\.stars` of an `Int?` is an optional
@@ -64,8 +80,14 @@ public struct SchemaField<R>: Sendable {
   public static func field<V: FieldValueConvertible>(
     _ name: String, _ keyPath: any KeyPath<R, V> & Sendable, indexes: IndexKinds = []
   ) -> SchemaField<R> {
-    SchemaField(
+    let load: @Sendable (UnsafePointer<R>) -> FieldValue
+    if let offset = MemoryLayout<R>.offset(of: keyPath) {
+      load = { UnsafeRawPointer($0).load(fromByteOffset: offset, as: V.self).fieldValue }
+    } else {
+      load = { $0.pointee[keyPath: keyPath].fieldValue }
+    }
+    return SchemaField(
       name: name, type: V.fieldType, isOptional: V.isOptionalField, indexes: indexes, keyPath: keyPath,
-      read: { $0[keyPath: keyPath].fieldValue })
+      load: load)
   }
 }

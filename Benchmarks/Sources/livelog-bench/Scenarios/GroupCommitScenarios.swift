@@ -27,9 +27,8 @@ extension Scenario {
         let before = environment.groupCommitCounts
         try concurrently(writers) { writer in
           for index in 0..<perWriter where writer * perWriter + index > 0 {
-            let mutation = Mutation.upsert(repositories[writer * perWriter + index])
             let start = now()
-            try store.write([mutation])
+            try store.write([Mutation.upsert(repositories[writer * perWriter + index])])
             ours.add(now() - start)
           }
         }

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@testable import LiveLog
+
+/// A record whose fields sit at every kind of place: a struct nested inline (its properties have
+/// offsets in the record), an optional one (reached through its key path).
+private struct Placed: Record, Hashable {
+  struct Inner: Codable, Sendable, Hashable {
+    var count: Int
+    var label: String
+  }
+
+  var id: Int64
+  var flag: Bool
+  var inner: Inner
+  var optionalInner: Inner?
+  var note: String?
+  var scores: [Int]
+
+  static let schema = Schema<Placed>(
+    "placed",
+    fields: [
+      .field("flag", \.flag),
+      .field("inner.count", \.inner.count, indexes: .ordered),
+      .field("inner.label", \.inner.label, indexes: .substring),
+      .field("optional_inner.label", \.optionalInner?.label),
+      .field("note", \.note, indexes: .equality),
+      .field("scores", \.scores),
+    ])
+}
+
+/// A record that is a class: none of its properties is stored inline in the reference.
+private final class Boxed: Record {
+  let id: String
+  let title: String
+  let stars: Int?
+
+  init(id: String, title: String, stars: Int?) {
+    self.id = id
+    self.title = title
+    self.stars = stars
+  }
+
+  static let schema = Schema<Boxed>(
+    "boxed", fields: [.field("title", \.title, indexes: .substring), .field("stars", \.stars)])
+}
+
+/// `Schema.values(of:)` reads each field at its offset in the record where it has one, and
+/// through its key path where not: either way it must read what applying the field's key path
+/// reads (the oracle: the key path applied through `AnyKeyPath`, which shares nothing with the
+/// offsets), for records of the app's own types and the built-in `Repository`.
+@Suite struct SchemaValuesTests {
+  /// Each declared field of `record`, read by applying its key path.
+  private static func keyPathValues<R: Record>(of record: R) -> [FieldValue?] {
+    R.schema.declarations.map { field in
+      (record[keyPath: field.keyPath as AnyKeyPath] as? any FieldValueConvertible)?.fieldValue
+    }
+  }
+
+  private static func check<R: Record>(_ record: R) -> Bool {
+    R.schema.values(of: record).map(Optional.some) == keyPathValues(of: record)
+  }
+
+  @Test func readsWhatTheKeyPathsRead() throws {
+    var random = Generator(seed: 3)
+    for index in 0..<300 {
+      let placed = Placed(
+        id: Int64(index), flag: Bool.random(using: &random),
+        inner: .init(count: Int.random(in: -9...9, using: &random), label: "label \(index)"),
+        optionalInner: Bool.random(using: &random) ? .init(count: index, label: "inner \(index)") : nil,
+        note: Bool.random(using: &random) ? "note \(index)" : nil,
+        scores: (0..<Int.random(in: 0...3, using: &random)).map { $0 * index })
+      #expect(Self.check(placed), "placed \(index)")
+      #expect(
+        Self.check(Boxed(id: "b\(index)", title: "title \(index)", stars: index % 3 == 0 ? nil : index)))
+      #expect(Self.check(random.bookmark()))
+      #expect(Self.check(random.issue(number: Int64(index))))
+      var repository = Repository(id: Int64(index), fullName: "owner/name\(index)")
+      repository.topics = index % 2 == 0 ? ["a", "b\(index)"] : nil
+      repository.stargazersCount = Int64(index * 7)
+      repository.isArchived = index % 5 == 0
+      #expect(Self.check(repository))
+    }
+    // The premises: the nested inline fields are read at offsets, the optional one and the
+    // class's through their key paths.
+    #expect(MemoryLayout<Placed>.offset(of: \Placed.inner.label) != nil)
+    #expect(MemoryLayout<Placed>.offset(of: \Placed.optionalInner?.label) == nil)
+    #expect(MemoryLayout<Boxed>.offset(of: \Boxed.title) == nil)
+  }
+
+  /// Values read at offsets survive the record they were read from (they are copies, retained).
+  @Test func valuesOutliveTheirRecord() throws {
+    var values: [[FieldValue]] = []
+    for index in 0..<100 {
+      let placed = Placed(
+        id: Int64(index), flag: true, inner: .init(count: index, label: String(repeating: "x", count: index)),
+        optionalInner: nil, note: "note \(index)", scores: [index])
+      values.append(Placed.schema.values(of: placed))
+    }
+    for (index, row) in values.enumerated() {
+      #expect(row[3] == .string(String(repeating: "x", count: index)))
+      #expect(row[5] == .string("note \(index)"))
+      #expect(row[6] == .integers([Int64(index)]))
+    }
+  }
+}
