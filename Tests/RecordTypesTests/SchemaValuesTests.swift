@@ -46,6 +46,14 @@ private final class Boxed: Record {
     "boxed", fields: [.field("title", \.title, indexes: .substring), .field("stars", \.stars)])
 }
 
+/// A record whose `id` is computed from a stored property.
+private struct Derived: Record, Hashable {
+  var name: String
+  var id: String { "derived/" + name }
+
+  static let schema = Schema<Derived>("derived", primaryKey: "key", fields: [.field("name", \.name)])
+}
+
 /// `Schema.values(of:)` reads each field at its offset in the record where it has one, and
 /// through its key path where not: either way it must read what applying the field's key path
 /// reads (the oracle: the key path applied through `AnyKeyPath`, which shares nothing with the
@@ -74,6 +82,8 @@ private final class Boxed: Record {
       #expect(Self.check(placed), "placed \(index)")
       #expect(
         Self.check(Boxed(id: "b\(index)", title: "title \(index)", stars: index % 3 == 0 ? nil : index)))
+      #expect(Self.check(Derived(name: "name of a derived record \(index)")))
+      #expect(Derived.schema.values(of: Derived(name: "n\(index)")).first == .string("derived/n\(index)"))
       #expect(Self.check(random.bookmark()))
       #expect(Self.check(random.issue(number: Int64(index))))
       var repository = Repository(id: Int64(index), fullName: "owner/name\(index)")
@@ -82,25 +92,31 @@ private final class Boxed: Record {
       repository.isArchived = index % 5 == 0
       #expect(Self.check(repository))
     }
-    // The premises: the nested inline fields are read at offsets, the optional one and the
-    // class's through their key paths.
-    #expect(MemoryLayout<Placed>.offset(of: \Placed.inner.label) != nil)
-    #expect(MemoryLayout<Placed>.offset(of: \Placed.optionalInner?.label) == nil)
-    #expect(MemoryLayout<Boxed>.offset(of: \Boxed.title) == nil)
+    // The premises, on the key paths the schemas hold: the nested inline fields are read at
+    // offsets; the optional one, the class's and a computed `id` through their key paths.
+    func offset<R: Record>(_ schema: Schema<R>, _ field: Int) -> Int? {
+      (schema.declarations[field].keyPath as? PartialKeyPath<R>).flatMap { MemoryLayout<R>.offset(of: $0) }
+    }
+    #expect(offset(Placed.schema, 2) != nil && offset(Placed.schema, 3) != nil)
+    #expect(offset(Placed.schema, 4) == nil)
+    #expect(offset(Boxed.schema, 1) == nil)
+    #expect(offset(Derived.schema, 0) == nil)
   }
 
-  /// Values read at offsets survive the record they were read from (they are copies, retained).
+  /// Values read at offsets survive the record they were read from (they are copies, retained):
+  /// strings of 16 bytes and more, which live on the heap.
   @Test func valuesOutliveTheirRecord() throws {
     var values: [[FieldValue]] = []
     for index in 0..<100 {
       let placed = Placed(
-        id: Int64(index), flag: true, inner: .init(count: index, label: String(repeating: "x", count: index)),
-        optionalInner: nil, note: "note \(index)", scores: [index])
+        id: Int64(index), flag: true,
+        inner: .init(count: index, label: String(repeating: "x", count: 16 + index)),
+        optionalInner: nil, note: "a note of sixteen bytes or more \(index)", scores: [index])
       values.append(Placed.schema.values(of: placed))
     }
     for (index, row) in values.enumerated() {
-      #expect(row[3] == .string(String(repeating: "x", count: index)))
-      #expect(row[5] == .string("note \(index)"))
+      #expect(row[3] == .string(String(repeating: "x", count: 16 + index)))
+      #expect(row[5] == .string("a note of sixteen bytes or more \(index)"))
       #expect(row[6] == .integers([Int64(index)]))
     }
   }

@@ -130,8 +130,9 @@ struct IndexReader<Txn: ReadableTransaction> {
   /// lists become sets of `row << 32 | start` and intersect. Only the rows of `members`
   /// (ascending), when given, are looked for; and after the smallest list, only the rows whose
   /// starts remain: the other rows' positions are stepped over rather than turned into starts.
-  /// An anchored pattern's lists look at each row's first position alone
-  /// (`PostingPage.appendAnchoredStarts`), whole, but for the first among `members`.
+  /// An anchored pattern's lists at offsets under 64 are read whole looking at each row's first
+  /// position alone (`PostingPage.appendAnchoredStarts`): the first unless `members` are given,
+  /// a later one while the starts so far are not far fewer than its rows (`headsReadRatio`).
   func rows(containing pattern: [UInt8], field: Field, anchored: Bool, within members: [Row]? = nil) throws
     -> (rows: [Row], unsure: [Row])
   {

@@ -15,7 +15,8 @@ public struct Schema<R: Record>: Sendable {
   public let declaration: CollectionSchema
   /// Each declared field, in `declaration.fields` order.
   let declarations: [SchemaField<R>]
-  /// Each declared field's `load`, apart: the values of a record are read on every typed write.
+  /// A copy of each declared field's `load`, so that reading a record's values (every typed
+  /// write) does not copy the field structs around them.
   private let loads: [@Sendable (UnsafePointer<R>) -> FieldValue]
 
   /// Declares the collection `collection` whose primary key is the record's `id`, stored under the

@@ -133,14 +133,17 @@ extension PostingPage {
   /// of a `BEGINSWITH`: `row << 32` for each row holding the trigram at `offset`), looking at
   /// each row's first position only, eight bytes at a time. A row holds the trigram there when
   /// its positions' first byte, but for bit 7, is `offset` (a number complete in one byte, the
-  /// row's last or not), or, rarely, when that first number is smaller and the row goes on: its
-  /// positions are then read. The general read decoded every position of every row, most of a
-  /// `BEGINSWITH`'s time (`name BEGINSWITH[c] 'react'` at 1M reads lists of 20,119 and 32,518
-  /// rows: 470 µs that way, 205 µs this way, on the same machine).
+  /// row's last or not), or, rarely, when that first number is smaller and the row goes on, or
+  /// is longer than a byte with its lowest bits at most `offset`: its positions are then read.
+  /// Every byte is checked for a number going on past its row's end, and the positions read for
+  /// repeats, as the general read does; other damage in the positions of rows not read goes
+  /// unreported, as in the reads that step over rows. The general read decoded every position
+  /// of every row, most of a `BEGINSWITH`'s time (`name BEGINSWITH[c] 'react'` at 1M reads
+  /// lists of 20,119 and 32,518 rows: 470 µs that way, 205 µs this way, on the same machine).
   static func appendAnchoredStarts(of entry: Entry, segment: Row, offset: UInt32, to starts: inout [UInt64])
     throws
   {
-    precondition(offset < 64, "an anchored read looks for a first position of one byte")
+    precondition(offset < 64, "an anchored read looks for a first position under 64")
     // The rows at once (most steps of a list this long are one byte, read eight from a word), then
     // those found picked out: finding them one by one read nearly every row alone anyway.
     var rows: [Row] = []
@@ -150,13 +153,16 @@ extension PostingPage {
       starts.append(UInt64(rows[index]) << 32)
     }
     let bytes = entry.positions
-    // Whether the row whose positions start at byte `at`, the first of them under `offset`,
-    // holds `offset` further on.
+    // Whether the row whose positions start at byte `at` holds `offset`, read number by number:
+    // for a first number that is smaller, or longer than one byte.
     func holdsOffset(from at: Int) throws -> Bool {
       var reader = PageReader(bytes, at: at)
       var position: UInt64 = 0
+      var isFirst = true
       while true {
         let (number, endsRow) = try reader.positionNumber()
+        guard isFirst || number > 0 else { throw PageDamage("a posting repeats a position") }
+        isFirst = false
         position += number
         if position >= UInt64(offset) { return position == UInt64(offset) }
         if endsRow { return false }
@@ -165,6 +171,7 @@ extension PostingPage {
     let ones: UInt64 = 0x0101_0101_0101_0101
     let high = ones << 7
     let low = ~high
+    let lowSix = ones &* 0x3F
     let wanted = UInt64(offset) &* ones
     var at = 0
     // Rows whose positions end before `at`, and whether the byte at `at` is a row's first.
@@ -172,6 +179,10 @@ extension PostingPage {
     var isHead = true
     while bytes.count - at >= 8 {
       let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+      // Bit 7 of each byte whose bit 6 is set: a number that goes on.
+      let goesOn = word << 1 & high
+      // Damage the general read refuses: a number that goes on past its row's end.
+      guard goesOn & ~word == 0 else { throw PageDamage("a position goes on past its row's end") }
       // Bit 7 of each byte that ends a row; of each byte that begins one.
       let ends = ~word & high
       let heads = ends << 8 | (isHead ? 0x80 : 0)
@@ -180,10 +191,14 @@ extension PostingPage {
       let difference = seven ^ wanted
       let equal = ~(((difference & low) &+ low) | difference) & high
       let found = equal & heads
-      // Heads whose first number is complete and below the offset, in a row that goes on: each
-      // byte is at least 0x80 before the subtraction, so none borrows from the next.
+      // Heads read number by number (each byte is at least 0x80 before a subtraction, so none
+      // borrows from the next): a first number complete and below the offset, in a row that
+      // goes on; a first number of more bytes whose lowest six bits are at most the offset
+      // (written shortest, it is 64 or more; read whole, a damaged page reads as the general
+      // read reads it).
       let below = ~((seven | high) &- wanted) & high & heads & word
-      var candidates = found | below
+      let longAndLow = ~((word & lowSix | high) &- (wanted &+ ones)) & high & heads & goesOn
+      var candidates = found | below | longAndLow
       while candidates != 0 {
         let bit = candidates & (0 &- candidates)
         let index = ended + Int(truncatingIfNeeded: (((ends & (bit &- 1)) >> 7) &* ones) >> 56)
@@ -200,10 +215,14 @@ extension PostingPage {
     }
     while at < bytes.count {
       let byte = bytes[at]
+      guard byte & 0xC0 != 0x40 else { throw PageDamage("a position goes on past its row's end") }
       if isHead {
+        let lowest = UInt32(byte & 0x3F)
         if UInt32(byte & 0x7F) == offset {
           try take(ended)
-        } else if byte & 0xC0 == 0x80, UInt32(byte & 0x3F) < offset, try holdsOffset(from: at) {
+        } else if (byte & 0xC0 == 0x80 && lowest < offset) || (byte & 0x40 != 0 && lowest <= offset),
+          try holdsOffset(from: at)
+        {
           try take(ended)
         }
       }
