@@ -139,7 +139,7 @@ extension PostingPage {
   /// repeats, as the general read does; other damage in the positions of rows not read goes
   /// unreported, as in the reads that step over rows. The general read decoded every position
   /// of every row, most of a `BEGINSWITH`'s time (`name BEGINSWITH[c] 'react'` at 1M reads
-  /// lists of 20,119 and 32,518 rows: 470 µs that way, 205 µs this way, on the same machine).
+  /// lists of 20,119 and 32,518 rows: 470 µs that way, 205–225 µs this way, on one machine).
   static func appendAnchoredStarts(of entry: Entry, segment: Row, offset: UInt32, to starts: inout [UInt64])
     throws
   {
