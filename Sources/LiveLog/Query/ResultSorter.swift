@@ -86,18 +86,17 @@ struct ResultSorter<Txn: ReadableTransaction> {
     let orderTie: ([Row]) throws -> [Row] = { rows in try fetchAndSort(rows, by: others, limit: nil) }
     let membership = members.map { RowMembership($0, questions: visits) }
     let stopsInTies = first.ascending && others.isEmpty
-    try indexes.walk(field: first.field, range: range, ascending: first.ascending) { key, row, id in
+    try indexes.walk(field: first.field, range: range, ascending: first.ascending, keeping: membership) {
+      key, row, id in
       if key != runs.key {
         try runs.flush(others.isEmpty ? nil : orderTie)
         if runs.rows.count >= wanted { return false }
         runs.key = key
       }
-      if membership?.contains(row) ?? true {
-        runs.run.append((row, id))
-        // An ascending walk gives a tie's rows in row order, the order ties keep when no other key
-        // orders them: once enough rows are out, the rest of the tie is not wanted.
-        if stopsInTies && runs.rows.count + runs.run.count >= wanted { return false }
-      }
+      runs.run.append((row, id))
+      // An ascending walk gives a tie's rows in row order, the order ties keep when no other key
+      // orders them: once enough rows are out, the rest of the tie is not wanted.
+      if stopsInTies && runs.rows.count + runs.run.count >= wanted { return false }
       return true
     }
     try runs.flush(others.isEmpty ? nil : orderTie)
