@@ -154,7 +154,8 @@ extension PostingPage {
     }
     let bytes = entry.positions
     // Whether the row whose positions start at byte `at` holds `offset`, read number by number:
-    // for a first number that is smaller, or longer than one byte.
+    // for a first number that is smaller, or longer than one byte. With `readPositions` and its
+    // closure here instead, the whole read took a tenth longer (`'react'` at 1M: 206 → 227 µs).
     func holdsOffset(from at: Int) throws -> Bool {
       var reader = PageReader(bytes, at: at)
       var position: UInt64 = 0
