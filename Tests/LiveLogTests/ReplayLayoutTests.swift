@@ -163,17 +163,10 @@ import Testing
   /// and says why, rather than a store whose queries miss rows.
   @Test func aReplayCutShortLeavesAStoreThatRefusesToOpen() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    let store = try Store(directory: directory.child("live"), options: options)
-    for repository in QueryFixture.shared.repositories.prefix(300) { try store.write([.upsert(repository)]) }
-    // Damage event 250 behind the store's back: its checksum no longer holds.
-    try store.environment.write { txn in
-      var bytes = try #require(try txn.get(store.log.database, 250).map { Array($0) })
-      bytes[bytes.count / 2] ^= 0x40
-      try txn.put(store.log.database, 250, bytes)
+    // Its checksum no longer holds.
+    let (store, target, options) = try Self.storeWithEvent250(in: directory) { event, _ in
+      event[event.count / 2] ^= 0x40
     }
-    let target = try Store(directory: directory.child("rebuilt"), options: options)
     var replayer = Replayer(source: store, target: target)
     replayer.eventsPerLogTransaction = 100
     #expect(throws: StoreError.self) { try replayer.run(through: 300) { _ in } }
@@ -185,6 +178,50 @@ import Testing
     } catch StoreError.notAStore(_, let reason) {
       #expect(reason.contains("replay that did not finish"), "\(reason)")
     }
+  }
+
+  /// An event whose checksum holds but that disagrees with the state it lands on (it upserts a
+  /// record as new that the event before it made) stops the copy where it is followed, on
+  /// another thread, after the batches are read: the batches before its own are copied, and
+  /// none from its own on, as when a checksum fails.
+  @Test func anEventThatDisagreesWithTheStateStopsTheCopyBeforeItsBatch() throws {
+    let directory = try TemporaryDirectory()
+    // Event 249 again, sealed as 250: the same record made anew.
+    let (store, target, _) = try Self.storeWithEvent250(in: directory) { event, previous in
+      event = previous
+      event.removeLast(4)
+      EventCodec.seal(&event, lsn: 250, endsCommit: true)
+    }
+    var replayer = Replayer(source: store, target: target)
+    replayer.eventsPerLogTransaction = 30
+    do {
+      try replayer.run(through: 300) { _ in }
+      Issue.record("a replay took an event that disagrees with the state")
+    } catch StoreError.corruptEvent(let lsn, let reason) {
+      // Refused by the tracker, which follows it, not by the check of its bytes.
+      #expect(lsn == 250 && reason.contains("is at row"), "\(reason)")
+    }
+    // Events 1 to 240 were copied, 30 at a time; the batch of 241 to 270 holds the bad one.
+    #expect(try target.version() == 240)
+  }
+
+  /// A store of 300 one-record commits (events 1 to 300: the schema and 299 upserts) whose
+  /// event 250 `damage` rewrites behind the store's back, given the event before it; and an
+  /// empty store for its replay.
+  private static func storeWithEvent250(
+    in directory: TemporaryDirectory, _ damage: (_ event: inout [UInt8], _ previous: [UInt8]) -> Void
+  ) throws -> (source: Store, target: Store, options: StoreOptions) {
+    var options = StoreOptions()
+    options.durability = .noSync
+    let store = try Store(directory: directory.child("live"), options: options)
+    for repository in QueryFixture.shared.repositories.prefix(300) { try store.write([.upsert(repository)]) }
+    try store.environment.write { txn in
+      let previous = try #require(try txn.get(store.log.database, 249).map { Array($0) })
+      var event = try #require(try txn.get(store.log.database, 250).map { Array($0) })
+      damage(&event, previous)
+      try txn.put(store.log.database, 250, event)
+    }
+    return (store, try Store(directory: directory.child("rebuilt"), options: options), options)
   }
 
 }

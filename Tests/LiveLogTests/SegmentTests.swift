@@ -102,8 +102,8 @@ import Testing
     return entries
   }
 
-  /// Seeds, each with the lanes its merge cuts the trigram lists into (1: none; 1,000: more than
-  /// there are pages, so a cut at every page).
+  /// Seeds, each with the lanes its segments' layouts and its merge cut the trigram lists into
+  /// (1: none; 1,000: more than there are pages, so a cut at every page or code).
   static let seedsAndPieces: [(seed: UInt64, pieces: Int)] = [(1, 1), (2, 2), (3, 7), (4, 1_000)]
 
   @Test(arguments: seedsAndPieces, [false, true])
@@ -117,8 +117,9 @@ import Testing
     let index = try store.repositoriesCollection().databases.index
     var random = SplitMix64(seed: seed)
     var rows: [Row: [FieldValue]] = [:]
-    // Of unequal sizes, so that the inputs of the merge spread their keys over different pages.
-    let sizes: [Row] = [2_000, 1_500, 700, 1_200, 400]
+    // Of unequal sizes, so that the inputs of the merge spread their keys over different pages;
+    // the first large enough to be built by two builders, whose lists each lane reads from both.
+    let sizes: [Row] = [5_000, 1_500, 700, 1_200, 400]
     let rowCount = sizes.reduce(0, +)
     var segments: [Row] = []
     var start: Row = 1
@@ -128,8 +129,18 @@ import Testing
       for row in range { rows[row] = Self.values(row, &random) }
       let values = range.map { rows[$0] ?? [] }
       let parts = try SegmentBuilder.build(schema: Self.schema, rows: range) { values[$0] }
+      // The trigram codes cut into lanes that follow one another from the first code to the last.
+      let trigramLanes = SegmentBuilder.lanes(parts, trigramPieces: pieces).compactMap { lane in
+        if case .trigrams(let codes) = lane { codes } else { nil }
+      }
+      #expect(trigramLanes.first?.lowerBound == 0 && trigramLanes.last?.upperBound == 1 << 32)
+      #expect(zip(trigramLanes, trigramLanes.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+      #expect(pieces == 1 ? trigramLanes.count == 1 : (2...pieces).contains(trigramLanes.count))
       try store.environment.write { txn in
-        for (key, value) in SegmentBuilder.pages(parts, segment: start, coversKeys: coversKeys) {
+        // Appended: a page out of key order would be refused.
+        for (key, value) in SegmentBuilder.pages(
+          parts, segment: start, coversKeys: coversKeys, trigramPieces: pieces)
+        {
           try txn.put(index, key, value, flags: .append)
         }
       }

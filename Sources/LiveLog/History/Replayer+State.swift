@@ -1,3 +1,4 @@
+import Dispatch
 import LMDB
 import Synchronization
 
@@ -52,10 +53,12 @@ extension Replayer {
     return fingerprints
   }
 
-  /// Writes the rows and index pages of each segment. A segment's pages are laid out on other
-  /// threads while the previous segment is written, so that the write, which has one thread,
-  /// leaves no core idle; the layout happens before its write transaction, which may run again
-  /// when it outgrows the map.
+  /// Writes the rows and index pages of each segment. The segments' pages are laid out on other
+  /// threads, one segment after another, each layout starting the next one's when it ends, so
+  /// that the layouts, the longer part, run back to back while this thread writes (and, at
+  /// first, runs `meanwhile`). Before it starts the next, a layout waits for the write of the
+  /// segment before its own, so that at most two segments' pages are held unwritten. A layout
+  /// happens before its write transaction, which may run again when it outgrows the map.
   private func writeIndexed(
     _ collection: StoredCollection, _ survivors: [StoredCollection.RebuiltRow],
     _ segments: [(rows: Range<Int>, start: Row)], from snapshot: Snapshot, _ sourceCatalog: CatalogState,
@@ -67,12 +70,18 @@ extension Replayer {
     let source = self.source
     // Handed from each segment's layout to the next's, which run one after another.
     let buffers = SegmentBuffers()
-    func layOut(_ segment: Int) -> BackgroundWork<StoredCollection.RebuiltIndexes> {
+    let stopped = StopFlag()
+    // A layout that ends takes a place before it starts the next one; a segment's write gives
+    // one back. Made with none and given its first: a semaphore freed holding less than it was
+    // made with traps, as this one may when a failed write stops the chain.
+    let room = DispatchSemaphore(value: 0)
+    room.signal()
+    @Sendable func layOut(_ segment: Int) -> BackgroundWork<LaidOutSegment> {
       let chunk = Array(survivors[segments[segment].rows])
       let start = segments[segment].start
       return BackgroundWork {
         // The records are read inside the work's own read: they point into the source's map.
-        try source.readState(snapshot, sourceCatalog) { read in
+        let indexes = try source.readState(snapshot, sourceCatalog) { read in
           let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
           let values = try ParallelMap.map(chunk.count) { index in
             try collection.values(records.value[index], row: UInt64(chunk[index].row))
@@ -82,21 +91,32 @@ extension Replayer {
             buffers: buffers
           ) { values[$0] }
         }
+        guard segment + 1 < segments.count else { return LaidOutSegment(indexes: indexes, next: nil) }
+        room.wait()
+        return LaidOutSegment(indexes: indexes, next: stopped.isSet ? nil : layOut(segment + 1))
       }
     }
     var next = segments.isEmpty ? nil : layOut(0)
-    // Not left running past the call, even when a write fails.
-    defer { _ = try? next?.value() }
+    // Not left running past the call, even when a write fails: the chain is stopped, and the
+    // layout under way (which may be waiting for room) let go and waited for.
+    defer {
+      stopped.set()
+      while let work = next {
+        room.signal()
+        next = (try? work.value())?.next
+      }
+    }
     try meanwhile()
     for segment in segments.indices {
       guard let work = next else { break }
-      let indexes = try work.value()
-      next = segment + 1 < segments.count ? layOut(segment + 1) : nil
+      let laidOut = try work.value()
+      next = laidOut.next
       let chunk = Array(survivors[segments[segment].rows])
       try target.environment.write { txn in
         try collection.appendRebuilt(
-          chunk, indexes: indexes, segment: segments[segment].start, coversKeys: coversKeys, txn)
+          chunk, indexes: laidOut.indexes, segment: segments[segment].start, coversKeys: coversKeys, txn)
       }
+      room.signal()
       done(chunk.count)
     }
   }
@@ -167,6 +187,13 @@ extension Replayer {
     }
     return fingerprints
   }
+}
+
+/// One segment's pages (`Replayer.writeIndexed`), and the work laying out the next segment's,
+/// started when this one ended.
+private struct LaidOutSegment: Sendable {
+  var indexes: StoredCollection.RebuiltIndexes
+  var next: BackgroundWork<LaidOutSegment>?
 }
 
 /// One segment's fingerprints (`Replayer.writeFingerprinted`), and the work fingerprinting the

@@ -7,7 +7,7 @@
 /// postings come out in row order; terms are interned in a hash table of their own over one
 /// byte arena; ordered values are sorted per field. Nothing is allocated per record. A large run
 /// is split between two builders that work at once (`build`), whose sorted parts are merged when
-/// the pages are written.
+/// the pages are written, in lanes on every core (`pages`).
 struct SegmentBuilder: Sendable {
   private let substring: [Int]
   private let equality: [Field]
@@ -209,29 +209,75 @@ struct SegmentBuilder: Sendable {
 
   /// The pages of one segment holding the entries of `parts` (consecutive runs of rows, in
   /// order, each with its trigrams sorted), in key order: trigram lists, terms, ordered values.
-  /// The trigram lists, the larger share, are laid out on one core while the terms and ordered
-  /// values are on another. `coversKeys`: the ordered pages carry each row's key (the
+  /// They are laid out in lanes on every core, as a merge's are (`SegmentMerger`): the trigram
+  /// lists, the larger share, cut by code into `trigramPieces` (by default one per core, and
+  /// one per `postingsPerPiece` postings at most), then the terms and each ordered field. With
+  /// the trigrams in one lane and the rest in another, one core laid out the last third of a
+  /// replay's segment alone. `coversKeys`: the ordered pages carry each row's key (the
   /// collection's `SegmentDirectory.coversKeys`).
-  static func pages(_ parts: [SegmentBuilder], segment: Row, coversKeys: Bool) -> [(
-    key: [UInt8], value: [UInt8]
-  )] {
+  static func pages(
+    _ parts: [SegmentBuilder], segment: Row, coversKeys: Bool, trigramPieces: Int? = nil
+  ) -> [(key: [UInt8], value: [UInt8])] {
+    let postings = parts.first?.trigramKeys.count ?? 0
+    let pieces = trigramPieces ?? max(1, min(ParallelMap.cores, postings / postingsPerPiece))
+    let lanes = Self.lanes(parts, trigramPieces: pieces)
     // The closure throws nothing, so `try?` loses nothing.
-    let kinds: [[(key: [UInt8], value: [UInt8])]] =
-      (try? ParallelMap.map(2, minimumPerWorker: 1) { kind in
+    let laidOut: [[(key: [UInt8], value: [UInt8])]] =
+      (try? ParallelMap.map(lanes.count, minimumPerWorker: 1) { index in
         var pages: [(key: [UInt8], value: [UInt8])] = []
-        if kind == 0 {
-          writeTrigrams(parts, segment: segment, into: &pages)
-        } else {
-          writeTerms(parts, segment: segment, into: &pages)
-          writeOrdered(parts, segment: segment, coversKeys: coversKeys, into: &pages)
+        switch lanes[index] {
+        case .trigrams(let codes): writeTrigrams(parts, segment: segment, codes: codes, into: &pages)
+        case .terms: writeTerms(parts, segment: segment, into: &pages)
+        case .ordered(let field):
+          writeOrdered(parts, field: field, segment: segment, coversKeys: coversKeys, into: &pages)
         }
         return pages
       }) ?? []
-    return kinds.flatMap { $0 }
+    // Lanes follow one another in key order, and so do their pages.
+    return laidOut.flatMap { $0 }
   }
 
+  /// The fewest postings (of the first part) a lane of trigram lists is cut for by default: a
+  /// small fold's lists are laid out at once, in less time than handing them out would take.
+  static let postingsPerPiece = 65_536
+
+  /// A share of a segment's pages laid out on its own (`pages`).
+  enum Lane: Sendable, Equatable {
+    /// The trigram lists whose codes lie in the range.
+    case trigrams(Range<UInt64>)
+    case terms
+    /// One ordered field's entries, by its index in the builders' ordered fields.
+    case ordered(Int)
+  }
+
+  /// The lanes of `parts`' pages, in the order of their keys: the trigram codes cut into up to
+  /// `trigramPieces` ranges of about equal counts of postings (of the first part, whose codes
+  /// spread as the other's do: both are runs of the same records), the terms, and each ordered
+  /// field by slot, as its keys go.
+  static func lanes(_ parts: [SegmentBuilder], trigramPieces: Int) -> [Lane] {
+    let keys = parts.first?.trigramKeys ?? []
+    var cuts: [UInt64] = []
+    for piece in 1..<max(1, trigramPieces) where !keys.isEmpty {
+      let code = keys[keys.count * piece / trigramPieces] >> 32
+      // A code of many postings may hold several quantiles: one cut at most.
+      if code > (cuts.last ?? 0) { cuts.append(code) }
+    }
+    let bounds = [0] + cuts + [1 << 32]
+    var lanes = (0..<(bounds.count - 1)).map { Lane.trigrams(bounds[$0]..<bounds[$0 + 1]) }
+    lanes.append(.terms)
+    if let first = parts.first {
+      lanes += first.orderedFields.indices.sorted {
+        first.orderedFields[$0].slot < first.orderedFields[$1].slot
+      }
+      .map { .ordered($0) }
+    }
+    return lanes
+  }
+
+  /// The trigram lists of `parts` whose codes lie in `codes`.
   private static func writeTrigrams(
-    _ parts: [SegmentBuilder], segment: Row, into pages: inout [(key: [UInt8], value: [UInt8])]
+    _ parts: [SegmentBuilder], segment: Row, codes: Range<UInt64>,
+    into pages: inout [(key: [UInt8], value: [UInt8])]
   ) {
     // `build` makes one or two parts: walk both at once, through their buffers (a loop over an
     // array of builders would copy each builder, and retain its arrays, for every code).
@@ -253,10 +299,12 @@ struct SegmentBuilder: Sendable {
           postingsB.withUnsafeBufferPointer { postingsB in
             let a = TrigramList.Run(keys: keysA, postings: postingsA, packed: packedA, base: baseA)
             let b = TrigramList.Run(keys: keysB, postings: postingsB, packed: packedB, base: baseB)
-            var i = 0
-            var j = 0
-            while i < keysA.count || j < keysB.count {
-              let code = min(i < keysA.count ? keysA[i] >> 32 : .max, j < keysB.count ? keysB[j] >> 32 : .max)
+            var i = a.first(atOrAbove: codes.lowerBound)
+            var j = b.first(atOrAbove: codes.lowerBound)
+            let endA = a.first(atOrAbove: codes.upperBound)
+            let endB = b.first(atOrAbove: codes.upperBound)
+            while i < endA || j < endB {
+              let code = min(i < endA ? keysA[i] >> 32 : .max, j < endB ? keysB[j] >> 32 : .max)
               list.clear()
               i = list.take(a, from: i, code: code)
               j = list.take(b, from: j, code: code)
@@ -281,6 +329,17 @@ struct SegmentBuilder: Sendable {
       let postings: UnsafeBufferPointer<UInt64>
       let packed: Bool
       let base: Row
+
+      /// Where the keys of codes `code` and above begin: the keys are sorted by code.
+      func first(atOrAbove code: UInt64) -> Int {
+        var low = 0
+        var high = keys.count
+        while low < high {
+          let middle = (low + high) / 2
+          if keys[middle] >> 32 < code { low = middle + 1 } else { high = middle }
+        }
+        return low
+      }
     }
 
     private var rows: [Row] = []
@@ -365,22 +424,21 @@ struct SegmentBuilder: Sendable {
     pages.append(contentsOf: writer.takePages())
   }
 
+  /// The ordered pages of the field at `field` in the builders' ordered fields.
   private static func writeOrdered(
-    _ parts: [SegmentBuilder], segment: Row, coversKeys: Bool,
+    _ parts: [SegmentBuilder], field: Int, segment: Row, coversKeys: Bool,
     into pages: inout [(key: [UInt8], value: [UInt8])]
   ) {
     guard let first = parts.first else { return }
-    for (index, field) in first.orderedFields.enumerated().sorted(by: { $0.element.slot < $1.element.slot }) {
-      var entries = parts.flatMap { $0.ordered[index] }
-      // Rows are unique, so (key, row) orders them all.
-      entries.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-      guard !entries.isEmpty else { continue }
-      var writer = OrderedPageWriter(
-        segment: segment, field: field.slot, width: field.width, coversKeys: coversKeys)
-      for (key, row, id) in entries { writer.add(key, row: row, id: id) }
-      writer.flush()
-      pages.append(contentsOf: writer.takePages())
-    }
+    var entries = parts.flatMap { $0.ordered[field] }
+    // Rows are unique, so (key, row) orders them all.
+    entries.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+    guard !entries.isEmpty else { return }
+    let (slot, width, _) = first.orderedFields[field]
+    var writer = OrderedPageWriter(segment: segment, field: slot, width: width, coversKeys: coversKeys)
+    for (key, row, id) in entries { writer.add(key, row: row, id: id) }
+    writer.flush()
+    pages.append(contentsOf: writer.takePages())
   }
 }
 
