@@ -70,6 +70,14 @@ extension Replayer {
     let source = self.source
     // Handed from each segment's layout to the next's, which run one after another.
     let buffers = SegmentBuffers()
+    // The fields the layout reads: those with an index, and an integer key (the ordered pages
+    // carry it). The others (URLs, ids) are skipped rather than made into strings: the log's
+    // copy checked every record whole.
+    let schema = collection.schema
+    let slots = (0..<schema.slotCount).map { slot in
+      schema.field(atSlot: slot).map { !$0.indexes.isEmpty || $0.position == schema.primaryKey.position }
+        ?? false
+    }
     let stopped = StopFlag()
     // A layout that ends takes a place before it starts the next one; a segment's write gives
     // one back. Made with none and given its first: a semaphore freed holding less than it was
@@ -84,10 +92,10 @@ extension Replayer {
         let indexes = try source.readState(snapshot, sourceCatalog) { read in
           let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
           let values = try ParallelMap.map(chunk.count) { index in
-            try collection.values(records.value[index], row: UInt64(chunk[index].row))
+            try collection.values(records.value[index], row: UInt64(chunk[index].row), slots: slots)
           }
           return try StoredCollection.rebuiltIndexes(
-            schema: collection.schema, rows: chunk.map(\.row), segment: start, coversKeys: coversKeys,
+            schema: schema, rows: chunk.map(\.row), segment: start, coversKeys: coversKeys,
             buffers: buffers
           ) { values[$0] }
         }

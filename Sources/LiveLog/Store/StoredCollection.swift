@@ -200,10 +200,11 @@ struct StoredCollection: Sendable {
     try SegmentDirectory.read(name, meta: meta, txn)
   }
 
-  /// The fields (by slot) of the record at `row`, decoded under the current schema.
-  func values(_ bytes: UnsafeRawBufferPointer, row: UInt64) throws -> [FieldValue] {
+  /// The fields (by slot) of the record at `row`, decoded under the current schema; only those
+  /// `slots` names, when given (`RecordCodec.decode(_:schema:slots:)`).
+  func values(_ bytes: UnsafeRawBufferPointer, row: UInt64, slots: [Bool]? = nil) throws -> [FieldValue] {
     do {
-      return try RecordCodec.decode(bytes, schema: schema)
+      return try RecordCodec.decode(bytes, schema: schema, slots: slots)
     } catch {
       throw StoreError.corruptState(reason: "\(name): record at row \(row): \(error)")
     }
