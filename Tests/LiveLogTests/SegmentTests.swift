@@ -211,6 +211,46 @@ import Testing
     }
   }
 
+  /// A segment laid out from records decoded only in the slots `rebuiltIndexes` reads (as a
+  /// replay decodes them) holds the same pages and columns as one laid out from every value: the
+  /// key without an index, which covering pages carry, is read; an unindexed field is not.
+  @Test func segmentsLaidOutFromTheSlotsTheyReadEqualThoseFromEveryValue() throws {
+    let schema = CollectionSchema(
+      name: "notes", primaryKey: "id",
+      fields: Self.schema.fields.map { Field(position: 0, name: $0.name, type: $0.type, indexes: $0.indexes) }
+        + [Field(position: 0, name: "url", type: .string)])
+    let slots = StoredCollection.slotsRead(byRebuiltIndexesOf: schema)
+    #expect(slots == [true, true, true, true, false])
+    var random = SplitMix64(seed: 5)
+    let rows = Array(Row(1)...Row(6_000))
+    let records = rows.map { row in
+      RecordCodec.encode(Self.values(row, &random) + [.string("https://example.com/\(row)")])
+    }
+    let every = try records.map { bytes in
+      try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema) }
+    }
+    let read = try records.map { bytes in
+      try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema, slots: slots) }
+    }
+    #expect(read.allSatisfy { $0[4] == .null })
+    let fromEvery = try StoredCollection.rebuiltIndexes(
+      schema: schema, rows: rows, segment: 1, coversKeys: true
+    ) {
+      every[$0]
+    }
+    let fromRead = try StoredCollection.rebuiltIndexes(
+      schema: schema, rows: rows, segment: 1, coversKeys: true
+    ) {
+      read[$0]
+    }
+    #expect(fromRead.pages.map(\.key) == fromEvery.pages.map(\.key))
+    #expect(fromRead.pages.map(\.value) == fromEvery.pages.map(\.value))
+    func columns(_ indexes: StoredCollection.RebuiltIndexes) -> [String] {
+      indexes.columns.map { "\($0.row) \($0.isRemoval) \($0.keys.map { "\($0.slot)=\($0.key)" })" }
+    }
+    #expect(columns(fromRead) == columns(fromEvery))
+  }
+
   /// Segments laid out one after another with buffers handed from each to the next
   /// (`SegmentBuffers`, as a replay does) hold the same pages as segments laid out each with new
   /// buffers: larger and smaller runs in turn (one of two builders, then of one), so that buffers

@@ -126,8 +126,8 @@ struct Replayer {
       let nowFollowing = checking.map { batch, checked in
         let before = following?.followed
         return (
-          batch,
-          BackgroundWork<Void> {
+          batch: batch,
+          followed: BackgroundWork<Void> {
             try before?.value()
             try followers.follow(try checked.value())
           }
@@ -148,7 +148,7 @@ struct Replayer {
         } catch {
           // The later batches' work is not left running.
           _ = try? upcoming?.checked.value()
-          _ = try? nowFollowing?.1.value()
+          _ = try? nowFollowing?.followed.value()
           throw error
         }
       }

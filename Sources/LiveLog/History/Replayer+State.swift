@@ -70,14 +70,10 @@ extension Replayer {
     let source = self.source
     // Handed from each segment's layout to the next's, which run one after another.
     let buffers = SegmentBuffers()
-    // The fields the layout reads: those with an index, and an integer key (the ordered pages
-    // carry it). The others (URLs, ids) are skipped rather than made into strings: the log's
-    // copy checked every record whole.
+    // Only the fields the layout reads are decoded; the others (URLs, ids) are skipped rather
+    // than made into strings: the log's copy checked every record whole.
     let schema = collection.schema
-    let slots = (0..<schema.slotCount).map { slot in
-      schema.field(atSlot: slot).map { !$0.indexes.isEmpty || $0.position == schema.primaryKey.position }
-        ?? false
-    }
+    let slots = StoredCollection.slotsRead(byRebuiltIndexesOf: schema)
     let stopped = StopFlag()
     // A layout that ends takes a place before it starts the next one; a segment's write gives
     // one back. Made with none and given its first: a semaphore freed holding less than it was

@@ -41,6 +41,16 @@ extension StoredCollection {
     var columns: [OrderedColumns.Change]
   }
 
+  /// The slots `rebuiltIndexes` reads of `schema`'s records (`true`): every field with an index,
+  /// and an integer key, which the ordered pages carry. Its `values` may leave the others `.null`.
+  static func slotsRead(byRebuiltIndexesOf schema: CollectionSchema) -> [Bool] {
+    (0..<schema.slotCount).map { slot in
+      guard let field = schema.field(atSlot: slot) else { return false }
+      return !field.indexes.isEmpty
+        || (field.position == schema.primaryKey.position && field.type == .integer)
+    }
+  }
+
   /// The pages of the rebuilt segment that starts at `segment`, holding the index entries of
   /// `rows` (ascending) whose values are `values(i)`, and their ordered columns. Computed apart
   /// from any transaction, on every core, so that a replay lays out one segment while it

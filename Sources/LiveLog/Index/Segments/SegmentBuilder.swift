@@ -242,7 +242,7 @@ struct SegmentBuilder: Sendable {
   static let postingsPerPiece = 65_536
 
   /// A share of a segment's pages laid out on its own (`pages`).
-  enum Lane: Sendable, Equatable {
+  enum Lane: Sendable {
     /// The trigram lists whose codes lie in the range.
     case trigrams(Range<UInt64>)
     case terms
