@@ -31,18 +31,24 @@ struct IndexEntries: Equatable, Sendable {
     var collector = Collector()
     var scratch: [UInt8] = []
     Self.forEach(in: values, fields: fields, scratch: &scratch, into: &collector)
-    var (trigrams, terms, ordered) = (collector.trigrams, collector.terms, collector.ordered)
+    var trigrams = collector.trigrams
+    let (terms, ordered) = (collector.terms, collector.ordered)
     // Its arrays released, so that sorting the copies taken above does not copy them again.
     collector = Collector()
     trigrams.sort()
-    // Most records file one term per field, already in field order; lists may repeat a value.
-    if !terms.indices.dropFirst().allSatisfy({ TextMatching.compare(terms[$0 - 1], terms[$0]) < 0 }) {
-      terms.sort { TextMatching.compare($0, $1) < 0 }
-      terms = terms.indices.compactMap { $0 > 0 && terms[$0 - 1] == terms[$0] ? nil : terms[$0] }
-    }
     self.trigrams = trigrams
-    self.terms = terms
+    self.terms = Self.ascendingDistinct(terms)
     self.ordered = ordered
+  }
+
+  /// `terms` as `IndexEntries.terms` holds them: ascending bytewise, distinct.
+  static func ascendingDistinct(_ terms: [[UInt8]]) -> [[UInt8]] {
+    // Most records file one term per field, already in field order; lists may repeat a value.
+    if terms.indices.dropFirst().allSatisfy({ TextMatching.compare(terms[$0 - 1], terms[$0]) < 0 }) {
+      return terms
+    }
+    let sorted = terms.sorted { TextMatching.compare($0, $1) < 0 }
+    return sorted.indices.compactMap { $0 > 0 && sorted[$0 - 1] == sorted[$0] ? nil : sorted[$0] }
   }
 
   /// Hands `sink` what the indexes of `fields` file for a record whose values (by slot) are

@@ -66,6 +66,7 @@ extension StoredCollection {
 
   /// Files each change as its row's recent entry.
   private func fileRecent(_ changes: [RecordChange], _ txn: WriteTransaction) throws {
+    var encoder = RecentEntry.Encoder()
     for change in changes {
       let row = UInt64(change.row)
       let wasNew: Bool? = try txn.get(databases.recent, row).map { try recentEntry($0, row: Row(row)).isNew }
@@ -77,24 +78,17 @@ extension StoredCollection {
           try txn.delete(databases.recent, row)
           continue
         }
-        value = withKeyBytes(change.key) {
-          RecentEntry.encode(isDeleted: true, isNew: false, lsn: change.lsn, key: $0, entries: nil)
-        }
+        value = withKeyBytes(change.key) { RecentEntry.encodeDeleted(lsn: change.lsn, key: $0) }
       case .inserted, .updated:
-        let entries = try newEntries(of: change)
+        let values = try newValues(of: change)
         value = withKeyBytes(change.key) {
-          RecentEntry.encode(
-            isDeleted: false, isNew: change.kind == .inserted || wasNew == true, lsn: change.lsn, key: $0,
-            entries: entries)
+          encoder.encode(
+            isNew: change.kind == .inserted || wasNew == true, lsn: change.lsn, key: $0, values: values,
+            fields: schema.fields)
         }
       }
       try txn.put(databases.recent, row, value)
     }
-  }
-
-  /// Every index entry of a change's new record.
-  func newEntries(of change: RecordChange) throws -> IndexEntries {
-    IndexEntries(try newValues(of: change), schema: schema)
   }
 
   /// A change's new record's values, by slot.

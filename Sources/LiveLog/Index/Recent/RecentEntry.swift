@@ -14,42 +14,8 @@
 /// Trigrams are the codes alone, fixed-width, so that a lookup finds one by binary search in
 /// place: a row that has every trigram of a pattern is checked against its record, and a fold
 /// reads each row's full entries from its record. Positions would take most of an entry's bytes
-/// for what a handful of recent rows' checks cost.
-struct RecentEntry {
-  var isDeleted: Bool
-  var isNew: Bool
-  var lsn: UInt64
-  var key: [UInt8]
-  var entries: IndexEntries
-
-  static func encode(
-    isDeleted: Bool, isNew: Bool, lsn: UInt64, key: UnsafeRawBufferPointer, entries: IndexEntries?
-  ) -> [UInt8] {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(32 + (entries?.trigrams.count ?? 0) * 4)
-    bytes.append((isDeleted ? 1 : 0) | (isNew ? 2 : 0))
-    PageBytes.appendVarint(lsn, to: &bytes)
-    PageBytes.appendVarint(UInt64(key.count), to: &bytes)
-    bytes.append(contentsOf: key)
-    guard !isDeleted, let entries else { return bytes }
-    let codes = entries.trigramCodes
-    PageBytes.appendVarint(UInt64(codes.count), to: &bytes)
-    for code in codes { withUnsafeBytes(of: code.littleEndian) { bytes.append(contentsOf: $0) } }
-    PageBytes.appendVarint(UInt64(entries.terms.count), to: &bytes)
-    for term in entries.terms {
-      PageBytes.appendVarint(UInt64(term.count), to: &bytes)
-      bytes.append(contentsOf: term)
-    }
-    PageBytes.appendVarint(UInt64(entries.ordered.count), to: &bytes)
-    for entry in entries.ordered {
-      bytes.append(entry.field)
-      bytes.append(entry.key.flag)
-      withUnsafeBytes(of: entry.key.high.littleEndian) { bytes.append(contentsOf: $0) }
-      withUnsafeBytes(of: entry.key.low.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-    return bytes
-  }
-
+/// for what a handful of recent rows' checks cost. `RecentEntry.Encoder` writes entries.
+enum RecentEntry {
   /// A stored entry, read in place: its sections are found once, and lookups read them there.
   struct View {
     let isDeleted: Bool
