@@ -14,6 +14,7 @@ import Testing
     Field(position: 3, name: "tags", type: .stringList, indexes: .equality),
     Field(position: 4, name: "stars", type: .integer, indexes: .ordered),
     Field(position: 5, name: "about", type: .string, indexes: .substring),
+    Field(position: 6, name: "created", type: .date, indexes: .ordered),
   ]
 
   /// Text of `length` characters drawn from `alphabet`.
@@ -38,6 +39,7 @@ import Testing
       .integer(Int64(random.next() % 1_000)), .string(someText()), .string(someText()),
       random.next() % 4 == 0 ? .null : .strings(tags), .integer(Int64(bitPattern: random.next())),
       random.next() % 5 == 0 ? .null : .string(someText()),
+      .date(Timestamp(secondsSince1970: Int64(random.next() % 2_000_000_000))),
     ]
   }
 
@@ -62,8 +64,9 @@ import Testing
         var terms: [[UInt8]] = []
         try view.forEachTerm { terms.append(Array($0)) }
         #expect(terms == expected.terms, "round \(round)")
+        let ordered = (0..<view.orderedCount).map { view.orderedField($0) }
+        #expect(ordered == expected.ordered.map(\.field))
         for entry in expected.ordered { #expect(view.orderedKey(field: entry.field) == entry.key) }
-        #expect(view.orderedCount == expected.ordered.count)
       }
     }
   }
@@ -79,8 +82,11 @@ import Testing
       let count = [0, 1, 2, 16, 17, 40, 300, 3_000][round % 8]
       let spread: UInt32 = [1, 2, 26, 256][(round / 8) % 4]
       var codes = (0..<count).map { _ in
-        let first = 0x61 + UInt32(random.next() % UInt64(spread)) % 256
-        return 7 << 24 | first << 16 | UInt32(random.next() % (1 << 16))
+        let first = (0x61 + UInt32(random.next() % UInt64(spread))) % 256
+        // Low bytes from a narrow range in some rounds, so that a pass skipped for one of them
+        // leaves the codes out of order.
+        let low = UInt32(random.next() % (round % 3 == 0 ? 4 : 1 << 16))
+        return 6 << 24 | first << 16 | low << (round % 2 == 0 ? 0 : 8) & 0xFFFF
       }
       if round % 5 == 0 { codes.sort(by: >) }
       let expected = codes.sorted()

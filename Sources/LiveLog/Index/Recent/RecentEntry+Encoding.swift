@@ -163,6 +163,12 @@ extension RecentEntry {
         insertionSort(codes, from: codes)
         return
       }
+      // The counts are 32-bit: a field of two billion trigrams (text of 2 GiB) is sorted otherwise.
+      guard count < Int(Int32.max) else {
+        var whole = codes
+        whole.sort()
+        return
+      }
       counts.update(repeating: 0)
       var (largest, lowest, highest): (Int32, Int, Int) = (0, 255, 0)
       for code in codes {
