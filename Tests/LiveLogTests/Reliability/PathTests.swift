@@ -57,13 +57,8 @@ import Testing
       guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
         try Test.cancel("skipped: running as root without setpriv to drop to another user")
       }
-      let binary = directory.child("livelog")
-      try FileManager.default.copyItem(atPath: CommandLineTool.executable, toPath: binary)
-      #expect(chmod(binary, 0o755) == 0)
-      result = try CommandLineTool.launch(
-        "/usr/bin/setpriv",
-        ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "--store", store, "ingest", "-"],
-        input: "")
+      let binary = try CommandLineTool.copyOfExecutable(in: directory.path)
+      result = try CommandLineTool.launchAsNobody(binary, ["--store", store, "ingest", "-"], input: "")
     } else {
       result = try CommandLineTool(store: store).run(["ingest", "-"], input: "")
     }

@@ -52,19 +52,14 @@ import Testing
         try Test.cancel("skipped: running as root without setpriv to drop to another user")
       }
       // The binary, copied where `nobody` may run it; the temporary directory is world-readable.
-      let binary = directory.child("livelog")
-      try FileManager.default.copyItem(atPath: CommandLineTool.executable, toPath: binary)
+      let binary = try CommandLineTool.copyOfExecutable(in: directory.path)
       #expect(chmod(binary, 0o755) == 0 && chmod(directory.path, 0o755) == 0)
-      let probe = try CommandLineTool.launch(
-        "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "--version"])
+      let probe = try CommandLineTool.launchAsNobody(binary, ["--version"])
       if probe.status != 0 {
         try Test.cancel("skipped: cannot run livelog as nobody (\(probe.stderr.prefix(200)))")
       }
       try Self.expectReadableNotWritable(store: store, directory: directory) { arguments in
-        let result = try CommandLineTool.launch(
-          "/usr/bin/setpriv",
-          ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "--store", store] + arguments)
-        return result
+        try CommandLineTool.launchAsNobody(binary, ["--store", store] + arguments)
       }
     } else {
       for name in ["", "/data.mdb", "/lock.mdb", "/LIVELOG"] {
