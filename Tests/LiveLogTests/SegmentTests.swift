@@ -151,7 +151,7 @@ import Testing
     var terms = Set<[UInt8]>()
     func note(_ values: [FieldValue]) {
       let indexed = IndexEntries(values, schema: Self.schema)
-      codes.formUnion(indexed.trigramCodes)
+      codes.formUnion(indexed.trigrams.map { UInt32(truncatingIfNeeded: $0 >> 32) })
       terms.formUnion(indexed.terms)
     }
     for values in rows.values { note(values) }

@@ -102,17 +102,6 @@ struct IndexEntries: Equatable, Sendable {
       scratch.withUnsafeBytes { sink.term($0) }
     }
   }
-
-  /// The distinct trigram codes, ascending.
-  var trigramCodes: [UInt32] {
-    var codes: [UInt32] = []
-    codes.reserveCapacity(trigrams.count)
-    for posting in trigrams {
-      let code = UInt32(truncatingIfNeeded: posting >> 32)
-      if codes.last != code { codes.append(code) }
-    }
-    return codes
-  }
 }
 
 /// The trigram postings of one field's text.

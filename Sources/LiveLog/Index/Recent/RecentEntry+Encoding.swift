@@ -18,8 +18,8 @@ extension RecentEntry {
 
   /// Writes the entries of rows that are not deleted, with what the indexes file for each
   /// record (as `IndexEntries` lists it, the trigrams' positions left out). One encoder serves a
-  /// commit's rows, so that its buffers are made once, not once a row: a small commit's time is
-  /// mostly these entries.
+  /// commit's rows, so that its buffers are reused rather than made once a row: a small commit's
+  /// time is mostly these entries.
   struct Encoder: IndexEntrySink {
     private var codes: [UInt32] = []
     private var spare: [UInt32] = []
@@ -87,8 +87,8 @@ extension RecentEntry {
     }
 
     /// The terms, ascending and distinct: as filed when they already are (most records file one
-    /// term a field, in field order), else through `IndexEntries.ascendingDistinct`.
-    private func appendTerms(to bytes: inout [UInt8]) {
+    /// term a field, in field order), else put so through `IndexEntries.ascendingDistinct`.
+    private mutating func appendTerms(to bytes: inout [UInt8]) {
       let ascending = termBytes.withUnsafeBytes { all in
         termEnds.indices.dropFirst().allSatisfy { index in
           let before = index > 1 ? termEnds[index - 2] : 0
@@ -97,15 +97,12 @@ extension RecentEntry {
             UnsafeRawBufferPointer(rebasing: all[termEnds[index - 1]..<termEnds[index]])) < 0
         }
       }
-      guard ascending else {
+      if !ascending {
         let terms = IndexEntries.ascendingDistinct(
           termEnds.indices.map { Array(termBytes[($0 > 0 ? termEnds[$0 - 1] : 0)..<termEnds[$0]]) })
-        PageBytes.appendVarint(UInt64(terms.count), to: &bytes)
-        for term in terms {
-          PageBytes.appendVarint(UInt64(term.count), to: &bytes)
-          bytes.append(contentsOf: term)
-        }
-        return
+        termBytes.removeAll(keepingCapacity: true)
+        termEnds.removeAll(keepingCapacity: true)
+        for term in terms { term.withUnsafeBytes { self.term($0) } }
       }
       PageBytes.appendVarint(UInt64(termEnds.count), to: &bytes)
       var start = 0
@@ -180,12 +177,7 @@ extension RecentEntry {
       }
       if largest <= 16 {
         // Text uses few first bytes (letters, digits, a space): only theirs are summed.
-        var place: Int32 = 0
-        for bucket in (512 + lowest)...(512 + highest) {
-          let size = counts[bucket]
-          counts[bucket] = place
-          place &+= size
-        }
+        startingPlaces(counts, (512 + lowest)...(512 + highest))
         for code in codes {
           let bucket = 512 + Int(code >> 16 & 0xFF)
           spare[Int(counts[bucket])] = code
@@ -205,12 +197,7 @@ extension RecentEntry {
         let shift = UInt32(digit * 8)
         // A byte every code shares orders nothing.
         if counts[base + Int(source[0] >> shift & 0xFF)] == Int32(count) { continue }
-        var place: Int32 = 0
-        for bucket in base..<(base + 256) {
-          let size = counts[bucket]
-          counts[bucket] = place
-          place &+= size
-        }
+        startingPlaces(counts, base...(base + 255))
         for code in source {
           let bucket = base + Int(code >> shift & 0xFF)
           target[Int(counts[bucket])] = code
@@ -219,6 +206,20 @@ extension RecentEntry {
         swap(&source, &target)
       }
       if source.baseAddress != codes.baseAddress { _ = codes.update(fromContentsOf: source) }
+    }
+
+    /// Turns the counts of `buckets` into each bucket's first place: the codes of the buckets
+    /// before it.
+    @inline(__always)
+    private static func startingPlaces(
+      _ counts: UnsafeMutableBufferPointer<Int32>, _ buckets: ClosedRange<Int>
+    ) {
+      var place: Int32 = 0
+      for bucket in buckets {
+        let size = counts[bucket]
+        counts[bucket] = place
+        place &+= size
+      }
     }
 
     /// Writes `source`'s codes into `codes`, ascending, each moved past the larger ones before
