@@ -71,6 +71,16 @@ enum EventCodec {
     return (writer.bytes, start)
   }
 
+  /// `beginUpsert` of a record already encoded (`RecordCodec.encode`).
+  static func beginUpsert(record: [UInt8], time: CommitTime, _ target: Target)
+    -> (bytes: [UInt8], recordStart: Int)
+  {
+    var writer = beginEvent(.upsert, time: time, target, capacity: record.count)
+    let start = writer.bytes.count
+    writer.append(contentsOf: record)
+    return (writer.bytes, start)
+  }
+
   /// A delete event, not yet sealed.
   static func beginDelete(_ key: PrimaryKey, time: CommitTime, _ target: Target) -> [UInt8] {
     var writer = beginEvent(.delete, time: time, target, capacity: 24)
@@ -85,16 +95,6 @@ enum EventCodec {
     var writer = beginEvent(.schema, time: time, target, capacity: json.count)
     writer.append(contentsOf: json)
     return writer.bytes
-  }
-
-  /// Whether `bytes[start...]` (a record inside an unsealed event) equals `stored`.
-  static func record(in event: [UInt8], from start: Int, equals stored: UnsafeRawBufferPointer) -> Bool {
-    event.withUnsafeBytes { bytes in
-      let record = UnsafeRawBufferPointer(rebasing: bytes[start...])
-      guard record.count == stored.count else { return false }
-      guard let a = record.baseAddress, let b = stored.baseAddress else { return record.count == 0 }
-      return memcmp(a, b, record.count) == 0
-    }
   }
 
   /// Finishes an event begun by `beginUpsert`, `beginDelete` or `beginSchema`.

@@ -8,6 +8,26 @@ import LMDB
 /// empty, and the last segments merge, four of about one size at a time (up to
 /// `maximumSegmentRows`), so that a lookup reads a dozen segments, not one per fold.
 extension StoredCollection {
+  /// The inserts at the end of `changes` whose rows ascend from `first`, past the rows of every
+  /// change before them: rows no fold has seen, that nothing else in the fold touches. A commit
+  /// hands out new rows in order, so its inserts after its last other change qualify.
+  static func appendedInserts(_ changes: [RecordChange], after first: Row) -> Range<Int> {
+    var start = changes.endIndex
+    var next = UInt64.max
+    while start > changes.startIndex {
+      let change = changes[start - 1]
+      guard change.kind == .inserted, change.row < next, change.row >= UInt64(first) else { break }
+      next = change.row
+      start -= 1
+    }
+    // Every earlier change must touch a row before the first appended one.
+    let firstAppended = start < changes.endIndex ? changes[start].row : UInt64.max
+    var checked = start
+    while checked > changes.startIndex && changes[checked - 1].row < firstAppended { checked -= 1 }
+    guard checked == changes.startIndex else { return changes.endIndex..<changes.endIndex }
+    return start..<changes.endIndex
+  }
+
   /// The most rows a merge makes a segment of: each lookup reads every segment, and each merge
   /// rewrites the segments it joins.
   static var maximumSegmentRows: Row { 262_144 }
@@ -37,7 +57,11 @@ extension StoredCollection {
         values: entry.isNew && !entry.isDeleted
           ? try values(try record(at: UInt64(row), lsn: entry.lsn, txn), row: UInt64(row)) : nil)
     }
-    for change in changes {
+    // A commit's inserts take rows past every other row it or the recent rows touch, in order:
+    // they go straight into the new segment, without the table of touched rows.
+    let appended = Self.appendedInserts(
+      changes, after: max(directory.end, recent.rows.last.map { $0 + 1 } ?? 0))
+    for change in changes[..<appended.lowerBound] {
       let row = Row(change.row)
       let isNew = touched[row]?.isNew ?? (row >= directory.end)
       switch change.kind {
@@ -62,17 +86,20 @@ extension StoredCollection {
     var orderedEdits: [Int: [OrderedEdit]] = [:]
     var newRows: [Row] = []
     var newValues: [[FieldValue]] = []
+    func appendNew(_ row: Row, lsn: UInt64, key: [UInt8], values: [FieldValue]) {
+      newRows.append(row)
+      newValues.append(values)
+      tableChanges.append(RowTable.Change(row: row, lsn: lsn, key: key, isRemoval: false))
+      if indexes {
+        columnChanges.append(OrderedColumns.change(row: row, values: values, fields: orderedFields))
+      }
+    }
     for row in touched.keys.sorted() {
       guard let state = touched[row] else { continue }
       if state.isNew {
         // Past the segments: into the new segment (a row inserted and deleted since has no state).
         guard let values = state.values else { continue }
-        newRows.append(row)
-        newValues.append(values)
-        tableChanges.append(RowTable.Change(row: row, lsn: state.lsn, key: state.key, isRemoval: false))
-        if indexes {
-          columnChanges.append(OrderedColumns.change(row: row, values: values, fields: orderedFields))
-        }
+        appendNew(row, lsn: state.lsn, key: state.key, values: values)
         continue
       }
       tableChanges.append(
@@ -91,6 +118,10 @@ extension StoredCollection {
       Self.edits(
         row: row, id: id, from: old, to: new, postings: &postingEdits[segment, default: []],
         ordered: &orderedEdits[segment, default: []])
+    }
+    for change in changes[appended] {
+      appendNew(
+        Row(change.row), lsn: change.lsn, key: keyBytes(change.key), values: try self.newValues(of: change))
     }
     for (segment, edits) in postingEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
       try SegmentEditor(

@@ -430,9 +430,8 @@ struct SegmentBuilder: Sendable {
     into pages: inout [(key: [UInt8], value: [UInt8])]
   ) {
     guard let first = parts.first else { return }
-    var entries = parts.flatMap { $0.ordered[field] }
-    // Rows are unique, so (key, row) orders them all.
-    entries.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+    // The parts hold consecutive runs of rows, in order: their entries come in row order.
+    let entries = sortedByKey(parts.flatMap { $0.ordered[field] })
     guard !entries.isEmpty else { return }
     let (slot, width, _) = first.orderedFields[field]
     var writer = OrderedPageWriter(segment: segment, field: slot, width: width, coversKeys: coversKeys)
