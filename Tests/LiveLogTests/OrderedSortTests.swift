@@ -54,7 +54,8 @@ import Testing
       (0, 0, [1]),  // every key equal: rows alone order them
       (0xFF, 0, [1]),  // one byte
       (0x3_FFFF, 0, [0, 1]),  // star counts, some nil
-      (0xFFFF_FFFF, 0xFFFF_FFFF, [1]),  // dates with nanoseconds: 8 bytes
+      (0xFFFF_FFFF, 0xFFFF_FFFF, [1]),  // dates with nanoseconds: 8 bytes, too wide beside places
+      (0x00FF_FFFF_FFFF_FFFF, 0, [1]),  // 7 bytes: 256 places fill the word, 257 do not
       (0xFF00_0000_0000, 0, [1, 2]),  // a high byte alone, NaNs
       (0, 0xFF_0000, [1]),  // the low word alone
       (0, 0, [0, 1, 2]),  // the flag alone

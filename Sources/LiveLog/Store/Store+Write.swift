@@ -93,7 +93,7 @@ extension Store {
     let order = named.map(\.value)
     let places = Self.places(of: mutations, batch, among: named.map(\.key))
     var nextRows = try order.map { try $0.collection.nextRow(txn) }
-    let prepared = try PreparedUpsert.prepare(mutations, batch, order, places)
+    var prepared = try PreparedUpsert.prepare(mutations, batch, order, places)
     var changes: [RecordChange] = []
     var owners: [Int] = []
     changes.reserveCapacity(batch.count)
@@ -154,6 +154,8 @@ extension Store {
       }
       owners.append(place)
     }
+    // Each record is in its event now: a large batch's second copy goes before the fold.
+    prepared = []
     guard !changes.isEmpty else { return summary }
     var lsn = try log.lastLSN(txn)
     summary.firstLSN = lsn + 1

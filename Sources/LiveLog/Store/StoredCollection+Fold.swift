@@ -11,12 +11,12 @@ extension StoredCollection {
   /// The inserts at the end of `changes` whose rows ascend from `first`, past the rows of every
   /// change before them: rows no fold has seen, that nothing else in the fold touches. A commit
   /// hands out new rows in order, so its inserts after its last other change qualify.
-  static func appendedInserts(_ changes: [RecordChange], after first: Row) -> Range<Int> {
+  static func appendedInserts(_ changes: [RecordChange], after first: UInt64) -> Range<Int> {
     var start = changes.endIndex
     var next = UInt64.max
     while start > changes.startIndex {
       let change = changes[start - 1]
-      guard change.kind == .inserted, change.row < next, change.row >= UInt64(first) else { break }
+      guard change.kind == .inserted, change.row < next, change.row >= first else { break }
       next = change.row
       start -= 1
     }
@@ -60,7 +60,7 @@ extension StoredCollection {
     // A commit's inserts take rows past every other row it or the recent rows touch, in order:
     // they go straight into the new segment, without the table of touched rows.
     let appended = Self.appendedInserts(
-      changes, after: max(directory.end, recent.rows.last.map { $0 + 1 } ?? 0))
+      changes, after: max(UInt64(directory.end), recent.rows.last.map { UInt64($0) + 1 } ?? 0))
     for change in changes[..<appended.lowerBound] {
       let row = Row(change.row)
       let isNew = touched[row]?.isNew ?? (row >= directory.end)

@@ -1,7 +1,8 @@
 extension SegmentBuilder {
   /// One ordered field's entries, given in row order, sorted by key and then row: the order of
   /// its pages. The bytes of `OrderedKey` that differ among the entries (a field of star counts
-  /// differs in two or three of its thirteen, a field of dates in four or five) are packed above
+  /// differs in two or three of its thirteen, a field of dates without fractions of a second in
+  /// four or five) are packed above
   /// each entry's place in the input into one word, and the words sorted by those bytes alone, a
   /// stable pass a byte: entries of one key keep their input order, which is row order. Keys
   /// differing in more bytes than a word holds beside the places, or entries not in row order,
