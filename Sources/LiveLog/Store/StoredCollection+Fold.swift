@@ -21,10 +21,9 @@ extension StoredCollection {
       start -= 1
     }
     // Every earlier change must touch a row before the first appended one.
-    let firstAppended = start < changes.endIndex ? changes[start].row : UInt64.max
-    var checked = start
-    while checked > changes.startIndex && changes[checked - 1].row < firstAppended { checked -= 1 }
-    guard checked == changes.startIndex else { return changes.endIndex..<changes.endIndex }
+    guard start < changes.endIndex, changes[..<start].allSatisfy({ $0.row < changes[start].row }) else {
+      return changes.endIndex..<changes.endIndex
+    }
     return start..<changes.endIndex
   }
 

@@ -2,12 +2,11 @@ extension SegmentBuilder {
   /// One ordered field's entries, given in row order, sorted by key and then row: the order of
   /// its pages. The bytes of `OrderedKey` that differ among the entries (a field of star counts
   /// differs in two or three of its thirteen, a field of dates without fractions of a second in
-  /// four or five) are packed above
-  /// each entry's place in the input into one word, and the words sorted by those bytes alone, a
-  /// stable pass a byte: entries of one key keep their input order, which is row order. Keys
-  /// differing in more bytes than a word holds beside the places, or entries not in row order,
-  /// are sorted by the standard library. (Its sort of the entries, comparing tuples, was a
-  /// sixteenth of a replay's time.)
+  /// four or five) are packed above each entry's place in the input into one word, and the words
+  /// sorted by those bytes alone, a stable pass a byte: entries of one key keep their input
+  /// order, which is row order. Keys differing in more bytes than a word holds beside the
+  /// places, or entries not in row order, are sorted by the standard library. (Its sort of the
+  /// entries, comparing tuples, was a sixteenth of a replay's time.)
   static func sortedByKey(_ entries: [(OrderedKey, Row, Int64)]) -> [(OrderedKey, Row, Int64)] {
     guard entries.count > 1 else { return entries }
     // Which bits differ among the keys: those set in some but not all.
@@ -55,7 +54,7 @@ extension SegmentBuilder {
 
   /// Sorts `words` by their `byteCount` bytes above bit `shift`, a stable pass a byte from the
   /// least significant: words equal in those bytes keep their order.
-  static func sortByPackedBytes(_ words: inout [UInt64], byteCount: Int, above shift: UInt64) {
+  private static func sortByPackedBytes(_ words: inout [UInt64], byteCount: Int, above shift: UInt64) {
     guard byteCount > 0, words.count > 1 else { return }
     var spare = [UInt64](repeating: 0, count: words.count)
     var counts = [Int](repeating: 0, count: 256)
