@@ -239,7 +239,7 @@ private enum CommitOutcome<T> {
 }
 
 /// A collection a commit writes to, with where its declaration's fields are stored.
-private struct WriteTarget: Sendable {
+private final class WriteTarget: Sendable {
   let collection: StoredCollection
   /// Each declared field's position in the declaration and its slot in the collection.
   let pairs: [(declared: Int, stored: Int)]
