@@ -60,8 +60,7 @@ enum EventCodec {
 
   /// The first part of an upsert event: header and record (values by slot), not yet sealed.
   /// The record is `bytes[recordStart...]`; `seal` sets the commit flag and appends the
-  /// checksum once the LSN and the commit's end are known. One buffer serves the log and the
-  /// `records` database.
+  /// checksum once the LSN and the commit's end are known. The event is the record's only copy.
   static func beginUpsert(_ values: [FieldValue], time: CommitTime, _ target: Target)
     -> (bytes: [UInt8], recordStart: Int)
   {

@@ -71,7 +71,8 @@ final class StoredCollection: Sendable {
   let meta: Database
   /// The store's log, which holds the records.
   let log: EventLog
-  /// The current schema.
+  /// The current schema: the last version's, kept here because a commit reads it for every
+  /// record, and taking it from `versions` copied the version each time.
   let schema: CollectionSchema
   /// The current schema's version number.
   let version: Int
