@@ -130,7 +130,8 @@ import Testing
     let names = try scratch.read { _, state in
       Dictionary(uniqueKeysWithValues: state.all.map { ($0.id, $0.name) })
     }
-    let byName = Dictionary(uniqueKeysWithValues: computed.map { (names[$0.key] ?? "?", $0.value) })
+    let byName = Dictionary(
+      uniqueKeysWithValues: computed.indexFingerprints.map { (names[$0.key] ?? "?", $0.value) })
     #expect(Set(live.keys) == ["repositories", "things", "gone"])
     for name in live.keys {
       #expect((live[name]?.entries ?? 0) > 0 || name == "gone", "\(name) has no entries")
@@ -238,7 +239,9 @@ import Testing
     // The marker is not content (verify removes it too).
     try scratch.environment.write { txn in _ = try txn.delete(scratch.meta, StoreLayout.incompleteReplayKey) }
     let live = try store.digest()
-    let scratchDigest = try scratch.read { try scratch.digest($0, $1, indexFingerprints: fingerprints) }
+    let scratchDigest = try scratch.read {
+      try scratch.digest($0, $1, indexFingerprints: fingerprints.indexFingerprints)
+    }
     let copied = try store.replay(into: directory.child("copied")).digest()
     let liveCheckpoints = try #require(live.databases[StoreLayout.checkpoints])
     #expect(liveCheckpoints.entries > 1)
@@ -255,6 +258,70 @@ import Testing
     #expect(try store.verify(scratchParent: directory.path) { phase, _, _ in phases.append(phase) }.passed)
     #expect(phases.first?.hasPrefix("checking the log: ") == true, "\(phases)")
     #expect(!phases.contains { $0.contains("copying") }, "\(phases)")
+  }
+
+  /// A verification's replay writes no key tables (`Replayer.writesKeys`): it digests, from the
+  /// records' keys, the tables it would have written, which equal the live store's (integer keys
+  /// as LMDB orders them, unsigned: a negative one last), and its target stays marked unfinished.
+  @Test func aReplayWithoutKeysDigestsTheTablesItWouldWrite() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: 9)
+    let extremes = zip([Int64.min, -1, 0, Int64.max], QueryFixture.shared.repositories).map {
+      id, repository in
+      var repository = repository
+      repository.id = id
+      return Mutation.upsert(repository)
+    }
+    try store.write(extremes)
+    let scratch = try Store(directory: directory.child("scratch"))
+    var replayer = Replayer(source: store, target: scratch)
+    replayer.writesKeys = false
+    let unwritten = try replayer.run(through: try store.version()) { _ in }
+    let live = try store.digest()
+    let collections = try store.read { _, state in state.all }
+    #expect(collections.count == 3)
+    for collection in collections {
+      let name = collection.databases.keys.name
+      #expect(unwritten.keyDigests[collection.id] == live.databases[name], "\(name)")
+      #expect(try scratch.environment.read { try $0.statistics(collection.databases.keys).entries } == 0)
+    }
+    // With its log and indexes, only the keys keep it unfinished.
+    #expect(try scratch.environment.read { try $0.get(scratch.meta, StoreLayout.incompleteReplayKey) } != nil)
+  }
+
+  /// A key table that names a wrong row is found by its digest, and the entry named by the
+  /// comparison entry by entry, against the key table the verification writes only then.
+  @Test(arguments: ["repositories", "things"])
+  func aKeyNamingAnotherRowIsFoundAndNamed(collectionName: String) throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: 10)
+    let collection = try #require(
+      try store.read { _, state in state.all.first { $0.name == collectionName } })
+    let (key, row) = try #require(
+      try store.environment.read { txn in
+        try txn.withCursor(collection.databases.keys) { cursor in
+          try cursor.last().map { (Array($0.key), $0.value.loadUnaligned(as: UInt32.self)) }
+        }
+      })
+    try store.environment.write { txn in
+      try withUnsafeBytes(of: (row &+ 1).littleEndian) { damaged in
+        try key.withUnsafeBytes { try txn.put(collection.databases.keys, $0, damaged) }
+      }
+    }
+    func described(_ row: UInt32) -> String {
+      var hasher = DigestHasher()
+      withUnsafeBytes(of: row.littleEndian) { hasher.combine($0) }
+      return "4 bytes (hash \(String(hasher.value, radix: 16)))"
+    }
+    let report = try store.verify(scratchParent: directory.path)
+    #expect(!report.passed)
+    let difference = try #require(report.difference)
+    #expect(difference.database == collection.databases.keys.name, "\(difference)")
+    let number = key.withUnsafeBytes { Int64(bitPattern: $0.loadUnaligned(as: UInt64.self)) }
+    #expect(difference.key == "key \(number)", "\(difference)")
+    #expect(difference.live == described(row &+ 1), "\(difference)")
+    // The entry as the replay has it: the key table written for the comparison.
+    #expect(difference.rebuilt == described(row), "\(difference)")
   }
 
   /// A damaged catalog that names two collections alike gives two tables of each name: the

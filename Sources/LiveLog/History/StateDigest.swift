@@ -62,6 +62,12 @@ struct DigestHasher {
   mutating func combine(_ bytes: [UInt8]) {
     bytes.withUnsafeBytes { combine($0) }
   }
+
+  /// One entry of a table digested as it is stored (its key, then its value).
+  mutating func combine(entry key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    combine(key)
+    combine(value)
+  }
 }
 
 /// The first entry where two stores differ.
@@ -208,8 +214,7 @@ extension Store {
           var entry = try cursor.first()
           while let current = entry {
             if keeps(current.key) {
-              hasher.combine(current.key)
-              hasher.combine(current.value)
+              hasher.combine(entry: current.key, value: current.value)
               entries += 1
             }
             entry = try cursor.next()

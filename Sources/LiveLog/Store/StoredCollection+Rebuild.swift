@@ -105,40 +105,61 @@ extension StoredCollection {
       rows.map { RowTable.Change(row: $0.row, lsn: $0.lsn, key: $0.key, isRemoval: false) }, txn)
   }
 
-  /// Writes the key → row table of `rows` (in any order), the next row and the count, and ends the
-  /// segments at the next row.
-  func finishRebuilt(_ rows: [RebuiltRow], nextRow: UInt64, _ txn: WriteTransaction) throws {
-    // Integer keys order as unsigned 64-bit values (their native bytes); string keys bytewise.
+  /// Writes the next row and the count of a rebuilt state, and ends the segments at the next row.
+  /// Its key table is written apart (`appendKeys`).
+  func finishRebuilt(count: Int, nextRow: UInt64, _ txn: WriteTransaction) throws {
+    try setNextRow(nextRow, txn)
+    try setCount(count, txn)
+    var directory = try self.directory(txn)
+    directory.end = Row(truncatingIfNeeded: nextRow)
+    try directory.write(name, meta: meta, txn)
+  }
+
+  /// `rows` in the key table's order: integer keys as unsigned 64-bit values (their native bytes),
+  /// string keys bytewise.
+  func inKeyOrder(_ rows: [RebuiltRow]) -> [RebuiltRow] {
     let integer = schema.primaryKey.type == .integer
-    let sorted = rows.sorted { a, b in
+    return rows.sorted { a, b in
       if integer {
         return a.key.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
           < b.key.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
       }
       return a.key.lexicographicallyPrecedes(b.key)
     }
-    for entry in sorted {
-      var row = entry.row.littleEndian
-      try withUnsafeBytes(of: &row) { value in
-        try entry.key.withUnsafeBytes { try txn.put(databases.keys, $0, value, flags: .append) }
-      }
-    }
-    try setNextRow(nextRow, txn)
-    try setCount(rows.count, txn)
-    var directory = try self.directory(txn)
-    directory.end = Row(truncatingIfNeeded: nextRow)
-    try directory.write(name, meta: meta, txn)
   }
 
-  /// Builds every index of the collection again from its records, under the current schema:
-  /// after its indexes changed, and after a migration rewrote its records. `progress` gets the
-  /// records done and their number.
-  func rebuildIndexes(_ txn: WriteTransaction, progress: (Int, Int) -> Void = { _, _ in }) throws {
-    let next = try nextRow(txn)
-    // The recent rows into the row table first: the records are read from there.
-    try fold([], nextRow: next, txn, indexes: false)
-    try txn.removeAll(databases.index)
-    if let columns = databases.columns { try txn.removeAll(columns) }
+  /// Appends the key → row entries of `rows`, in key order (`inKeyOrder`), to an empty key table.
+  func appendKeys(_ rows: [RebuiltRow], _ txn: WriteTransaction) throws {
+    for entry in rows {
+      try entry.key.withUnsafeBytes { key in
+        try Self.withKeyTableValue(of: entry.row) { try txn.put(databases.keys, key, $0, flags: .append) }
+      }
+    }
+  }
+
+  /// The digest of the key table that `appendKeys` writes for `rows` (in key order), computed
+  /// without it: what `Store.digest` reads from the table, entry by entry.
+  static func keyTableDigest(of rows: [RebuiltRow]) -> StateDigest.DatabaseDigest {
+    var hasher = DigestHasher()
+    for entry in rows {
+      entry.key.withUnsafeBytes { key in
+        withKeyTableValue(of: entry.row) { hasher.combine(entry: key, value: $0) }
+      }
+    }
+    return StateDigest.DatabaseDigest(hash: hasher.value, entries: rows.count)
+  }
+
+  /// Writes the key table, empty, of a state rebuilt without one (`Replayer.writesKeys` false)
+  /// from its rows.
+  func rebuildKeys(_ txn: WriteTransaction) throws {
+    // The recent rows into the row table first, as `rebuildIndexes` does: the rows are read from
+    // there. (A replay leaves none.)
+    try fold([], nextRow: try nextRow(txn), txn, indexes: false)
+    try appendKeys(inKeyOrder(try rebuiltRows(txn)), txn)
+  }
+
+  /// Every row of the row table, ascending, as a rebuild lists them.
+  private func rebuiltRows(_ txn: some ReadableTransaction) throws -> [RebuiltRow] {
     var rows: [RebuiltRow] = []
     do {
       try rowTable.forEachBlock(txn) { block in
@@ -151,6 +172,19 @@ extension StoredCollection {
     } catch let damage as PageDamage {
       throw damaged("the row table", damage)
     }
+    return rows
+  }
+
+  /// Builds every index of the collection again from its records, under the current schema:
+  /// after its indexes changed, and after a migration rewrote its records. `progress` gets the
+  /// records done and their number.
+  func rebuildIndexes(_ txn: WriteTransaction, progress: (Int, Int) -> Void = { _, _ in }) throws {
+    let next = try nextRow(txn)
+    // The recent rows into the row table first: the records are read from there.
+    try fold([], nextRow: next, txn, indexes: false)
+    try txn.removeAll(databases.index)
+    if let columns = databases.columns { try txn.removeAll(columns) }
+    let rows = try rebuiltRows(txn)
     let total = rows.count
     var done = 0
     var directory = SegmentDirectory(starts: [], end: Row(truncatingIfNeeded: next))

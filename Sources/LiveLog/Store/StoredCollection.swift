@@ -244,10 +244,16 @@ final class StoredCollection: Sendable {
   // MARK: Writing
 
   func putKey(_ key: PrimaryKey, row: UInt64, _ txn: WriteTransaction, flags: PutFlags = []) throws {
-    var value = UInt32(truncatingIfNeeded: row).littleEndian
-    try withUnsafeBytes(of: &value) { bytes in
+    try Self.withKeyTableValue(of: Row(truncatingIfNeeded: row)) { bytes in
       try withKeyBytes(key) { try txn.put(databases.keys, $0, bytes, flags: flags) }
     }
+  }
+
+  /// The key table's value for a key at `row`: the row, as 4 little-endian bytes.
+  static func withKeyTableValue<Result>(
+    of row: Row, _ body: (UnsafeRawBufferPointer) throws -> Result
+  ) rethrows -> Result {
+    try withUnsafeBytes(of: row.littleEndian, body)
   }
 
   func deleteKey(_ key: PrimaryKey, _ txn: WriteTransaction) throws {
