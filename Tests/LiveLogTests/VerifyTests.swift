@@ -282,7 +282,7 @@ import Testing
     #expect(collections.count == 3)
     for collection in collections {
       let name = collection.databases.keys.name
-      #expect(unwritten.keyDigests[collection.id] == live.databases[name], "\(name)")
+      #expect(unwritten.keyDigests[name] == live.databases[name], "\(name)")
       #expect(try scratch.environment.read { try $0.statistics(collection.databases.keys).entries } == 0)
     }
     // With its log and indexes, only the keys keep it unfinished.

@@ -88,15 +88,12 @@ extension Store {
     let logName = rebuilt.log.database.name
     // The key tables the replay computed digests for in place of writing them (the others, of
     // collections without events, are empty and read as such).
-    let keyTables = try rebuilt.catalog.refresh().all.compactMap { collection in
-      unwritten.keyDigests[collection.id].map { (name: collection.databases.keys.name, digest: $0) }
-    }
     var rebuiltDigest = try rebuilt.read {
       try rebuilt.digest(
         $0, $1, indexFingerprints: unwritten.indexFingerprints,
-        skipping: Set([logName] + keyTables.map(\.name)))
+        skipping: Set([logName] + unwritten.keyDigests.keys))
     }
-    for table in keyTables { rebuiltDigest.databases[table.name] = table.digest }
+    rebuiltDigest.databases.merge(unwritten.keyDigests) { _, computed in computed }
     let digest = try liveDigest.value()
     if let liveLog = digest.databases[log.database.name], liveLog.entries == version {
       rebuiltDigest.databases[logName] = liveLog

@@ -36,12 +36,12 @@ struct Replayer {
   /// record; the target then holds no keys, and stays marked unfinished (it refuses to open).
   var writesKeys = true
 
-  /// What stands for the tables a replay leaves unwritten, by collection id.
+  /// What stands for the tables a replay leaves unwritten.
   struct UnwrittenTables {
-    /// The fingerprints of the indexes, when `buildsIndexes` is false.
+    /// The fingerprints of the indexes by collection id, when `buildsIndexes` is false.
     var indexFingerprints: [UInt32: StateContent.IndexFingerprints] = [:]
-    /// The digests of the key tables, when `writesKeys` is false.
-    var keyDigests: [UInt32: StateDigest.DatabaseDigest] = [:]
+    /// The digests of the key tables by table name, when `writesKeys` is false.
+    var keyDigests: [String: StateDigest.DatabaseDigest] = [:]
   }
 
   /// Copies the source's events `1 ... last` to the empty target and builds the target's state

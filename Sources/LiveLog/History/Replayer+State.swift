@@ -53,7 +53,9 @@ extension Replayer {
         if writesKeys { try collection.appendKeys(inKeyOrder, txn) }
         try collection.finishRebuilt(count: survivors.count, nextRow: tracker.nextRow, txn)
       }
-      if !writesKeys { unwritten.keyDigests[collection.id] = StoredCollection.keyTableDigest(of: inKeyOrder) }
+      if !writesKeys {
+        unwritten.keyDigests[collection.databases.keys.name] = StoredCollection.keyTableDigest(of: inKeyOrder)
+      }
     }
     try runMeanwhile()
     return unwritten
