@@ -37,8 +37,9 @@ public struct Mutation: Sendable, Hashable {
 
   /// Inserts `record`, or replaces the stored record with its `id`.
   public static func upsert<R: Record>(_ record: R) -> Mutation {
-    Mutation(
-      declaration: R.schema.declaration, change: .upsert(R.schema.values(of: record)), recordType: R.self)
+    let schema = R.schema
+    return Mutation(
+      declaration: schema.declaration, change: .upsert(schema.values(of: record)), recordType: R.self)
   }
 
   /// Removes the record of type `R` with `id`.

@@ -18,7 +18,7 @@ public struct Schema<R: Record>: Sendable {
   /// A copy of each declared field's `load`, so that reading a record's values (every typed
   /// write) does not copy the field structs around them (a repository's `Mutation.upsert`: 1.70
   /// µs through the fields, 1.46 µs through these).
-  private let loads: [@Sendable (UnsafePointer<R>) -> FieldValue]
+  private let loads: [FieldLoad]
 
   /// Declares the collection `collection` whose primary key is the record's `id`, stored under the
   /// name `primaryKey` with the indexes `primaryKeyIndexes`, and whose other fields are `fields`.
@@ -29,7 +29,7 @@ public struct Schema<R: Record>: Sendable {
     // `id` is a protocol requirement, which a key path reaches through its getter (no offset):
     // the getter is called on the record in place instead.
     var key = SchemaField<R>.field(primaryKey, \R.id, indexes: primaryKeyIndexes)
-    key.load = { $0.pointee.id.fieldValue }
+    key.load = .read { $0.assumingMemoryBound(to: R.self).pointee.id.fieldValue }
     declarations = [key] + fields
     loads = declarations.map(\.load)
     declaration = CollectionSchema(
@@ -47,7 +47,14 @@ public struct Schema<R: Record>: Sendable {
 
   /// The values of `record`'s declared fields, in declaration order.
   func values(of record: R) -> [FieldValue] {
-    withUnsafePointer(to: record) { record in loads.map { $0(record) } }
+    withUnsafePointer(to: record) { record in
+      [FieldValue](unsafeUninitializedCapacity: loads.count) { values, count in
+        for load in loads {
+          (values.baseAddress! + count).initialize(to: load.value(in: UnsafeRawPointer(record)))
+          count += 1
+        }
+      }
+    }
   }
 
   /// The declared field that `keyPath` reads, or `nil`.
@@ -63,16 +70,14 @@ public struct SchemaField<R>: Sendable {
   let isOptional: Bool
   let indexes: IndexKinds
   let keyPath: any AnyKeyPath & Sendable
-  /// Reads the field of a record in memory: a load at the property's offset in `R` when the key
-  /// path names a property stored inline (`MemoryLayout.offset(of:)`: a struct's stored
-  /// property, nested or not), else through the key path, which copies the whole record for each
-  /// field it reads (`Mutation.upsert` of a generated repository, 22 fields, at 1M: 3.0 µs every
-  /// field through its key path, 1.5 µs this way).
-  fileprivate(set) var load: @Sendable (UnsafePointer<R>) -> FieldValue
+  /// Reads the field of a record in memory (`Mutation.upsert` of a generated repository, 22
+  /// fields, at 1M: 3.0 µs every field through its key path, 1.5 µs through a closure that loads
+  /// it at its offset).
+  fileprivate(set) var load: FieldLoad
 
   /// The field's value in `record`.
   func read(_ record: R) -> FieldValue {
-    withUnsafePointer(to: record) { load($0) }
+    withUnsafePointer(to: record) { load.value(in: UnsafeRawPointer($0)) }
   }
 
   /// The field `name`, holding the property at `keyPath`, with `indexes`. Its type and whether
@@ -82,14 +87,8 @@ public struct SchemaField<R>: Sendable {
   public static func field<V: FieldValueConvertible>(
     _ name: String, _ keyPath: any KeyPath<R, V> & Sendable, indexes: IndexKinds = []
   ) -> SchemaField<R> {
-    let load: @Sendable (UnsafePointer<R>) -> FieldValue
-    if let offset = MemoryLayout<R>.offset(of: keyPath) {
-      load = { UnsafeRawPointer($0).load(fromByteOffset: offset, as: V.self).fieldValue }
-    } else {
-      load = { $0.pointee[keyPath: keyPath].fieldValue }
-    }
-    return SchemaField(
+    SchemaField(
       name: name, type: V.fieldType, isOptional: V.isOptionalField, indexes: indexes, keyPath: keyPath,
-      load: load)
+      load: .of(keyPath))
   }
 }
