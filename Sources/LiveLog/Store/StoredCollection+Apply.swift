@@ -65,12 +65,16 @@ extension StoredCollection {
   }
 
   /// Files each change as its row's recent entry.
+  ///
+  /// The entries of upserts, most of a small commit's time, are encoded on every core: they are
+  /// computed from the records' values alone. The transaction is read and written on this thread
+  /// only, before and after.
   private func fileRecent(_ changes: [RecordChange], _ txn: WriteTransaction) throws {
-    var encoder = RecentEntry.Encoder()
+    var pending: [(isNew: Bool, lsn: UInt64, key: PrimaryKey, values: [FieldValue])] = []
+    var placed: [(row: UInt64, deletedEntry: [UInt8]?)] = []
     for change in changes {
       let row = UInt64(change.row)
       let wasNew: Bool? = try txn.get(databases.recent, row).map { try recentEntry($0, row: Row(row)).isNew }
-      let value: [UInt8]
       switch change.kind {
       case .deleted:
         // A row no fold has seen leaves no trace.
@@ -78,18 +82,37 @@ extension StoredCollection {
           try txn.delete(databases.recent, row)
           continue
         }
-        value = withKeyBytes(change.key) { RecentEntry.encodeDeleted(lsn: change.lsn, key: $0) }
+        placed.append((row, withKeyBytes(change.key) { RecentEntry.encodeDeleted(lsn: change.lsn, key: $0) }))
       case .inserted, .updated:
-        let values = try newValues(of: change)
-        value = withKeyBytes(change.key) {
-          encoder.encode(
-            isNew: change.kind == .inserted || wasNew == true, lsn: change.lsn, key: $0, values: values,
-            fields: schema.fields)
+        pending.append(
+          (change.kind == .inserted || wasNew == true, change.lsn, change.key, try newValues(of: change)))
+        placed.append((row, nil))
+      }
+    }
+    let (fields, upserts) = (schema.fields, pending)
+    let encoded = try ParallelMap.mapParts(upserts.count, minimum: Self.recentEntriesPerWorker) { part in
+      var encoder = RecentEntry.Encoder()
+      return upserts[part].map { upsert in
+        withKeyBytes(upsert.key) {
+          encoder.encode(isNew: upsert.isNew, lsn: upsert.lsn, key: $0, values: upsert.values, fields: fields)
         }
       }
-      try txn.put(databases.recent, row, value)
+    }.joined()
+    var next = encoded.startIndex
+    for (row, deletedEntry) in placed {
+      if let deletedEntry {
+        try txn.put(databases.recent, row, deletedEntry)
+      } else {
+        try txn.put(databases.recent, row, encoded[next])
+        next = encoded.index(after: next)
+      }
     }
   }
+
+  /// The fewest upserts whose recent entries make a part of their own: an entry takes about 4 µs
+  /// (profiled in commits of 100 records), and each part waits for a worker to wake. A commit of
+  /// a page of 30 search results stays on this thread.
+  private static let recentEntriesPerWorker = 32
 
   /// A change's new record's values, by slot.
   func newValues(of change: RecordChange) throws -> [FieldValue] {
