@@ -71,6 +71,32 @@ import Testing
     }
   }
 
+  /// A job's index parts, each encoded by whichever thread claimed it (with that thread's own
+  /// encoder, its buffers left by other records), are the parts an encoder of its own makes for
+  /// each record alone; `nil` where the job was told to skip. A job cancelled before it is
+  /// finished ends without one.
+  @Test func aJobsIndexPartsAreEachRecordsOwn() throws {
+    var random = SplitMix64(seed: 23)
+    for round in 0..<40 {
+      let records = (0..<Int(random.next() % 120)).map { _ in Self.values(&random) }
+      let skipped = Set(records.indices.filter { _ in random.next() % 7 == 0 })
+      let job = RecentIndexJob(count: records.count) { index, encoder in
+        skipped.contains(index) ? nil : encoder.indexes(values: records[index], fields: Self.fields)
+      }
+      if round % 5 == 4 {
+        job.cancel()
+        continue
+      }
+      job.finish()
+      job.finish()
+      for (index, values) in records.enumerated() {
+        var alone = RecentEntry.Encoder()
+        let expected = skipped.contains(index) ? nil : alone.indexes(values: values, fields: Self.fields)
+        #expect(job.indexes(at: index) == expected, "round \(round), record \(index)")
+      }
+    }
+  }
+
   /// The sort of one field's codes on each of its ways (by insertion, by bucket, by byte)
   /// against the standard library's, on its own: the encoder sorts whatever it finds unsorted
   /// afterwards, which would hide a wrong order here.

@@ -21,6 +21,9 @@ struct RecordChange {
   var lsn: UInt64 = 0
   /// The new record's fields (by slot) when the writer has them at hand (saves decoding `event`).
   var newValues: [FieldValue]? = nil
+  /// The upsert's place in its commit's batch, by which a `RecentIndexJob` holds the index part
+  /// of its recent entry.
+  var placeInBatch: Int? = nil
 
   /// The record after the change, inside `event` (inserts and updates).
   func withNewRecord<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
@@ -35,7 +38,7 @@ extension StoredCollection {
   /// written, and the migration rebuilds the indexes once all are written.
   func apply(
     _ changes: [RecordChange], nextRow: UInt64, _ txn: WriteTransaction, oldSchema: CollectionSchema? = nil,
-    recentCapacity: Int = RecentRows.capacity
+    recentCapacity: Int = RecentRows.capacity, recentIndexes: RecentIndexJob? = nil
   ) throws {
     guard nextRow <= UInt64(Row.max) else {
       throw StoreError.rowsUsedUp(collection: name, rows: UInt64(Row.max))
@@ -58,23 +61,20 @@ extension StoredCollection {
     if oldSchema == nil && changes.count <= min(RecentRows.smallCommit, recentCapacity)
       && recent + changes.count <= recentCapacity
     {
-      try fileRecent(changes, txn)
+      try fileRecent(changes, txn, recentIndexes)
     } else {
       try fold(changes, nextRow: nextRow, txn, indexes: oldSchema == nil)
     }
   }
 
-  /// Files each change as its row's recent entry.
-  ///
-  /// The entries of upserts, most of a small commit's time, are encoded on every core: they are
-  /// computed from the records' values alone. The transaction is read and written on this thread
-  /// only, before and after.
-  private func fileRecent(_ changes: [RecordChange], _ txn: WriteTransaction) throws {
-    var pending: [(isNew: Bool, lsn: UInt64, key: PrimaryKey, values: [FieldValue])] = []
-    var placed: [(row: UInt64, deletedEntry: [UInt8]?)] = []
+  /// Files each change as its row's recent entry, with the index parts `job` encoded, if any.
+  private func fileRecent(_ changes: [RecordChange], _ txn: WriteTransaction, _ job: RecentIndexJob?) throws {
+    job?.finish()
+    var encoder = RecentEntry.Encoder()
     for change in changes {
       let row = UInt64(change.row)
       let wasNew: Bool? = try txn.get(databases.recent, row).map { try recentEntry($0, row: Row(row)).isNew }
+      let value: [UInt8]
       switch change.kind {
       case .deleted:
         // A row no fold has seen leaves no trace.
@@ -82,37 +82,19 @@ extension StoredCollection {
           try txn.delete(databases.recent, row)
           continue
         }
-        placed.append((row, withKeyBytes(change.key) { RecentEntry.encodeDeleted(lsn: change.lsn, key: $0) }))
+        value = withKeyBytes(change.key) { RecentEntry.encodeDeleted(lsn: change.lsn, key: $0) }
       case .inserted, .updated:
-        pending.append(
-          (change.kind == .inserted || wasNew == true, change.lsn, change.key, try newValues(of: change)))
-        placed.append((row, nil))
-      }
-    }
-    let (fields, upserts) = (schema.fields, pending)
-    let encoded = try ParallelMap.mapParts(upserts.count, minimum: Self.recentEntriesPerWorker) { part in
-      var encoder = RecentEntry.Encoder()
-      return upserts[part].map { upsert in
-        withKeyBytes(upsert.key) {
-          encoder.encode(isNew: upsert.isNew, lsn: upsert.lsn, key: $0, values: upsert.values, fields: fields)
+        let indexes =
+          try change.placeInBatch.flatMap { job?.indexes(at: $0) }
+          ?? encoder.indexes(values: newValues(of: change), fields: schema.fields)
+        value = withKeyBytes(change.key) {
+          RecentEntry.entry(
+            isNew: change.kind == .inserted || wasNew == true, lsn: change.lsn, key: $0, indexes: indexes)
         }
       }
-    }.joined()
-    var next = encoded.startIndex
-    for (row, deletedEntry) in placed {
-      if let deletedEntry {
-        try txn.put(databases.recent, row, deletedEntry)
-      } else {
-        try txn.put(databases.recent, row, encoded[next])
-        next = encoded.index(after: next)
-      }
+      try txn.put(databases.recent, row, value)
     }
   }
-
-  /// The fewest upserts whose recent entries make a part of their own: an entry takes about 4 µs
-  /// (profiled in commits of 100 records), and each part waits for a worker to wake. A commit of
-  /// a page of 30 search results stays on this thread.
-  private static let recentEntriesPerWorker = 32
 
   /// A change's new record's values, by slot.
   func newValues(of change: RecordChange) throws -> [FieldValue] {

@@ -7,6 +7,15 @@ extension RecentEntry {
     return bytes
   }
 
+  /// The entry of a row that is not deleted: its header, then `indexes` (`Encoder.indexes`).
+  static func entry(isNew: Bool, lsn: UInt64, key: UnsafeRawBufferPointer, indexes: [UInt8]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(16 + key.count + indexes.count)
+    appendHeader(flags: isNew ? 2 : 0, lsn: lsn, key: key, to: &bytes)
+    bytes.append(contentsOf: indexes)
+    return bytes
+  }
+
   fileprivate static func appendHeader(
     flags: UInt8, lsn: UInt64, key: UnsafeRawBufferPointer, to bytes: inout [UInt8]
   ) {
@@ -36,6 +45,13 @@ extension RecentEntry {
     mutating func encode(
       isNew: Bool, lsn: UInt64, key: UnsafeRawBufferPointer, values: [FieldValue], fields: [Field]
     ) -> [UInt8] {
+      RecentEntry.entry(isNew: isNew, lsn: lsn, key: key, indexes: indexes(values: values, fields: fields))
+    }
+
+    /// The part of an entry after its header: what the indexes file for a record whose values
+    /// (by slot) are `values`, under `fields`. It depends on the record alone, so that it can be
+    /// encoded before the commit knows the row's version (`RecentIndexJob`).
+    mutating func indexes(values: [FieldValue], fields: [Field]) -> [UInt8] {
       codes.removeAll(keepingCapacity: true)
       termBytes.removeAll(keepingCapacity: true)
       termEnds.removeAll(keepingCapacity: true)
@@ -47,8 +63,7 @@ extension RecentEntry {
       sortCodes()
 
       var bytes: [UInt8] = []
-      bytes.reserveCapacity(32 + key.count + codes.count * 4 + termBytes.count + ordered.count * 14)
-      RecentEntry.appendHeader(flags: isNew ? 2 : 0, lsn: lsn, key: key, to: &bytes)
+      bytes.reserveCapacity(16 + codes.count * 4 + termBytes.count + ordered.count * 14)
       appendCodes(to: &bytes)
       appendTerms(to: &bytes)
       PageBytes.appendVarint(UInt64(ordered.count), to: &bytes)
