@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 
 @testable import LiveLog
@@ -73,28 +75,49 @@ import Testing
 
   /// A job's index parts, each encoded by whichever thread claimed it (with that thread's own
   /// encoder, its buffers left by other records), are the parts an encoder of its own makes for
-  /// each record alone; `nil` where the job was told to skip. A job cancelled before it is
-  /// finished ends without one.
+  /// each record alone, `nil` where the job was told to skip: asked for some of the upserts,
+  /// early or late (when the worker has done some or all), after a cancel or not. The worker
+  /// does encode some, and the asking thread encodes none that it did not ask for.
   @Test func aJobsIndexPartsAreEachRecordsOwn() throws {
     var random = SplitMix64(seed: 23)
-    for round in 0..<40 {
+    let asker = pthread_self()
+    let counts = ThreadCounts()
+    for round in 0..<60 {
       let records = (0..<Int(random.next() % 120)).map { _ in Self.values(&random) }
       let skipped = Set(records.indices.filter { _ in random.next() % 7 == 0 })
+      let wanted = records.indices.filter { _ in random.next() % 4 != 0 }
+      let wantedSet = Set(wanted)
       let job = RecentIndexJob(count: records.count) { index, encoder in
-        skipped.contains(index) ? nil : encoder.indexes(values: records[index], fields: Self.fields)
+        if pthread_equal(pthread_self(), asker) == 0 {
+          counts.byWorker.withLock { $0 += 1 }
+        } else if !wantedSet.contains(index) {
+          counts.unasked.withLock { $0 += 1 }
+        }
+        return skipped.contains(index) ? nil : encoder.indexes(values: records[index], fields: Self.fields)
       }
-      if round % 5 == 4 {
-        job.cancel()
-        continue
+      if round % 3 == 1 && records.count > 1 {
+        // Late: once the worker has encoded one (other tests may keep the cores busy a while).
+        let (before, deadline) = (counts.byWorker.withLock { $0 }, Date().addingTimeInterval(20))
+        while counts.byWorker.withLock({ $0 }) == before && Date() < deadline { usleep(200) }
       }
-      job.finish()
-      job.finish()
-      for (index, values) in records.enumerated() {
+      if round % 5 == 4 { job.cancel() }
+      let found = job.indexes(at: wanted)
+      job.cancel()
+      for (index, indexes) in zip(wanted, found) {
         var alone = RecentEntry.Encoder()
-        let expected = skipped.contains(index) ? nil : alone.indexes(values: values, fields: Self.fields)
-        #expect(job.indexes(at: index) == expected, "round \(round), record \(index)")
+        let expected =
+          skipped.contains(index) ? nil : alone.indexes(values: records[index], fields: Self.fields)
+        #expect(indexes == expected, "round \(round), record \(index)")
       }
     }
+    #expect(counts.byWorker.withLock { $0 } > 0)
+    #expect(counts.unasked.withLock { $0 } == 0)
+  }
+
+  /// Index parts a job's worker encoded, and parts the asking thread encoded unasked.
+  private final class ThreadCounts: Sendable {
+    let byWorker = Mutex(0)
+    let unasked = Mutex(0)
   }
 
   /// The sort of one field's codes on each of its ways (by insertion, by bucket, by byte)

@@ -21,7 +21,7 @@ import Testing
   /// and then a large one, into a store whose recent rows hold 24 rows: every few commits, random
   /// queries of every form are checked against the reference evaluator over the test's own model;
   /// the final state equals its replay's. With room for 300 recent rows and commits of up to 120
-  /// mutations, the recent entries of a commit are encoded on more than one core.
+  /// mutations, many of a commit's recent entries are encoded on another thread.
   @Test(arguments: [(UInt64(3), 24, 20), (4, 24, 20), (5, 300, 120)])
   func randomQueriesOverSmallCommitsAndFoldsEqualTheModel(seed: UInt64, capacity: Int, largestSmall: Int)
     throws

@@ -237,24 +237,27 @@ private struct PreparedUpsert: Sendable {
 }
 
 extension RecentIndexJob {
-  /// The fewest upserts worth a job: an entry takes about 4 µs (profiled in commits of 100
-  /// records), while a commit of a record or two would pay for waking a thread it barely uses.
+  /// The fewest upserts worth a job. An entry takes about 4 µs (profiled in commits of 100
+  /// records); a commit of a record or two is left to its thread (its time is held within twice
+  /// a raw LMDB append's).
   static let minimumUpserts = 8
 
   /// A job encoding the index part of the recent entry of each upsert of `batch` (by its place in
-  /// the batch), when the commit writes to one collection and will file its upserts as recent
-  /// rows (as `apply` decides, counting them all as changes); `nil` otherwise. It starts before
-  /// the upserts are prepared, so it checks each record's values itself, and skips the faulty.
+  /// the batch), when the commit writes to one collection and will file its changes as recent
+  /// rows (as `apply` decides, were every mutation a change), on a machine of two cores or more;
+  /// `nil` otherwise. It starts before the upserts are prepared, so it checks each record's values
+  /// itself, and skips the faulty.
   fileprivate static func start(
     for mutations: [Mutation], _ batch: Batch, _ places: [Int?], _ order: [WriteTarget],
     _ recentCapacity: Int,
     _ txn: WriteTransaction
   ) throws -> RecentIndexJob? {
-    guard order.count == 1, batch.count >= minimumUpserts else { return nil }
+    guard order.count == 1, ParallelMap.cores > 1 else { return nil }
+    let upserts = batch.indices.count { if case .upsert = mutations[$0].change { true } else { false } }
+    guard upserts >= minimumUpserts else { return nil }
     let target = order[0]
     let recent = try txn.statistics(target.collection.databases.recent).entries
-    guard batch.count <= min(RecentRows.smallCommit, recentCapacity), recent + batch.count <= recentCapacity
-    else { return nil }
+    guard RecentRows.files(batch.count, besides: recent, capacity: recentCapacity) else { return nil }
     let (schema, indices) = (target.collection.schema, batch.indices)
     return RecentIndexJob(count: indices.count) { position, encoder in
       guard places[position] != nil, case .upsert(let declared) = mutations[indices[position]].change else {

@@ -58,9 +58,7 @@ extension StoredCollection {
     try setCount(count, txn)
     try setNextRow(nextRow, txn)
     let recent = try txn.statistics(databases.recent).entries
-    if oldSchema == nil && changes.count <= min(RecentRows.smallCommit, recentCapacity)
-      && recent + changes.count <= recentCapacity
-    {
+    if oldSchema == nil && RecentRows.files(changes.count, besides: recent, capacity: recentCapacity) {
       try fileRecent(changes, txn, recentIndexes)
     } else {
       try fold(changes, nextRow: nextRow, txn, indexes: oldSchema == nil)
@@ -69,7 +67,12 @@ extension StoredCollection {
 
   /// Files each change as its row's recent entry, with the index parts `job` encoded, if any.
   private func fileRecent(_ changes: [RecordChange], _ txn: WriteTransaction, _ job: RecentIndexJob?) throws {
-    job?.finish()
+    var prepared: [Int: [UInt8]] = [:]
+    if let job {
+      let positions = changes.compactMap { $0.kind == .deleted ? nil : $0.placeInBatch }
+      for (position, indexes) in zip(positions, job.indexes(at: positions)) { prepared[position] = indexes }
+      job.cancel()
+    }
     var encoder = RecentEntry.Encoder()
     for change in changes {
       let row = UInt64(change.row)
@@ -85,7 +88,7 @@ extension StoredCollection {
         value = withKeyBytes(change.key) { RecentEntry.encodeDeleted(lsn: change.lsn, key: $0) }
       case .inserted, .updated:
         let indexes =
-          try change.placeInBatch.flatMap { job?.indexes(at: $0) }
+          try change.placeInBatch.flatMap { prepared[$0] }
           ?? encoder.indexes(values: newValues(of: change), fields: schema.fields)
         value = withKeyBytes(change.key) {
           RecentEntry.entry(

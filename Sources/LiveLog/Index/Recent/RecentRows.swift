@@ -23,6 +23,12 @@ struct RecentRows {
 
   var isEmpty: Bool { rows.isEmpty }
 
+  /// Whether a commit of `changes` rows files them here, beside the `recent` rows already here,
+  /// with room for `capacity` (else it folds).
+  static func files(_ changes: Int, besides recent: Int, capacity: Int) -> Bool {
+    changes <= min(smallCommit, capacity) && recent + changes <= capacity
+  }
+
   /// The recent rows of `collection` in `txn`.
   static func load(_ collection: StoredCollection, _ txn: some ReadableTransaction) throws -> RecentRows {
     try txn.withCursor(collection.databases.recent) { cursor in
