@@ -99,26 +99,7 @@ import Testing
 
   @Test func aLargeBatchReportsItsFirstInvalidRecord() throws {
     let directory = try TemporaryDirectory()
-    let records = GeneratedCollection.records(count: 3_000, seed: 93)
-    let store = try GeneratedCollection.store(directory, records: [])
-    let version = try store.version()
-    var batch = records.map { Mutation.upsert(RecordValues(schema: Self.schema, values: $0)) }
-    // Two bad records, the later one in an earlier field: the error names the earlier record's.
-    var title = records[1_200]
-    title[1] = .integer(7)
-    batch[1_200] = .upsert(RecordValues(schema: Self.schema, values: title))
-    var key = records[2_800]
-    key[0] = .null
-    batch[2_800] = .upsert(RecordValues(schema: Self.schema, values: key))
-    do {
-      try store.write(batch)
-      Issue.record("a batch with invalid records was written")
-    } catch StoreError.invalidRecord(let collection, let field, _) {
-      #expect(collection == "things")
-      #expect(field == "title")
-    }
-    #expect(try store.version() == version)
-    #expect(try store.count(in: "things") == 0)
+    _ = try Self.writeTwoInvalidRecords(among: 3_000, seed: 93, title: 1_200, key: 2_800, directory)
   }
 
   /// The same in a batch small enough to be filed as recent rows, whose index entries another
@@ -126,25 +107,7 @@ import Testing
   /// and writes nothing, and the next commit of the good records files them, as a replay does.
   @Test func aSmallBatchReportsItsFirstInvalidRecordAndWritesNothing() throws {
     let directory = try TemporaryDirectory()
-    let records = GeneratedCollection.records(count: 60, seed: 94)
-    let store = try GeneratedCollection.store(directory, records: [])
-    let version = try store.version()
-    var batch = records.map { Mutation.upsert(RecordValues(schema: Self.schema, values: $0)) }
-    var title = records[20]
-    title[1] = .integer(7)
-    batch[20] = .upsert(RecordValues(schema: Self.schema, values: title))
-    var key = records[50]
-    key[0] = .null
-    batch[50] = .upsert(RecordValues(schema: Self.schema, values: key))
-    do {
-      try store.write(batch)
-      Issue.record("a batch with invalid records was written")
-    } catch StoreError.invalidRecord(let collection, let field, _) {
-      #expect(collection == "things")
-      #expect(field == "title")
-    }
-    #expect(try store.version() == version)
-    #expect(try store.count(in: "things") == 0)
+    let (store, records) = try Self.writeTwoInvalidRecords(among: 60, seed: 94, title: 20, key: 50, directory)
     try store.write(records.map { .upsert(RecordValues(schema: Self.schema, values: $0)) })
     #expect(try store.count(in: "things") == 60)
     let collection = try store.environment.read {
@@ -156,5 +119,33 @@ import Testing
     #expect(recent == 60)
     let rebuilt = try store.replay(into: directory.child("rebuilt"))
     #expect(try store.firstDifference(from: rebuilt) == nil)
+  }
+
+  /// Writes `count` generated records to a new store in one batch, with a title of the wrong
+  /// type at `title` and no key at `key` (the later one, in an earlier field): the error names
+  /// the earlier record's field, and nothing is written. The store and the good records.
+  static func writeTwoInvalidRecords(
+    among count: Int, seed: UInt64, title: Int, key: Int, _ directory: TemporaryDirectory
+  ) throws -> (Store, [[FieldValue]]) {
+    let records = GeneratedCollection.records(count: count, seed: seed)
+    let store = try GeneratedCollection.store(directory, records: [])
+    let version = try store.version()
+    var batch = records.map { Mutation.upsert(RecordValues(schema: Self.schema, values: $0)) }
+    var badTitle = records[title]
+    badTitle[1] = .integer(7)
+    batch[title] = .upsert(RecordValues(schema: Self.schema, values: badTitle))
+    var badKey = records[key]
+    badKey[0] = .null
+    batch[key] = .upsert(RecordValues(schema: Self.schema, values: badKey))
+    do {
+      try store.write(batch)
+      Issue.record("a batch with invalid records was written")
+    } catch StoreError.invalidRecord(let collection, let field, _) {
+      #expect(collection == "things")
+      #expect(field == "title")
+    }
+    #expect(try store.version() == version)
+    #expect(try store.count(in: "things") == 0)
+    return (store, records)
   }
 }
