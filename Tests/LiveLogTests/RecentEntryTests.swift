@@ -54,7 +54,9 @@ import Testing
       let fields = round % 3 == 0 ? Self.fields.reversed() : Self.fields
       let expected = IndexEntries(values, fields: fields)
       let bytes = key.withUnsafeBytes {
-        encoder.encode(isNew: round % 2 == 0, lsn: UInt64(round), key: $0, values: values, fields: fields)
+        RecentEntry.entry(
+          isNew: round % 2 == 0, lsn: UInt64(round), key: $0,
+          indexes: encoder.indexes(values: values, fields: fields))
       }
       try bytes.withUnsafeBytes { stored in
         let view = try RecentEntry.View(stored)

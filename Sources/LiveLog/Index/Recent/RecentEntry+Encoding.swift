@@ -25,10 +25,11 @@ extension RecentEntry {
     bytes.append(contentsOf: key)
   }
 
-  /// Writes the entries of rows that are not deleted, with what the indexes file for each
-  /// record (as `IndexEntries` lists it, the trigrams' positions left out). One encoder serves a
-  /// commit's rows, so that its buffers are reused rather than made once a row: a small commit's
-  /// time is mostly these entries.
+  /// Writes what the indexes file for each record of rows that are not deleted (as
+  /// `IndexEntries` lists it, the trigrams' positions left out): the part of an entry after its
+  /// header (`RecentEntry.entry`). One encoder serves a thread's share of a commit's rows, so
+  /// that its buffers are reused rather than made once a row: these parts are the largest part
+  /// of a small commit's time.
   struct Encoder: IndexEntrySink {
     private var codes: [UInt32] = []
     private var spare: [UInt32] = []
@@ -40,13 +41,6 @@ extension RecentEntry {
     private var scratch: [UInt8] = []
 
     init() {}
-
-    /// The entry of a row whose record's values (by slot) are `values`, under `fields`.
-    mutating func encode(
-      isNew: Bool, lsn: UInt64, key: UnsafeRawBufferPointer, values: [FieldValue], fields: [Field]
-    ) -> [UInt8] {
-      RecentEntry.entry(isNew: isNew, lsn: lsn, key: key, indexes: indexes(values: values, fields: fields))
-    }
 
     /// The part of an entry after its header: what the indexes file for a record whose values
     /// (by slot) are `values`, under `fields`. It depends on the record alone, so that it can be

@@ -14,7 +14,8 @@
 /// Trigrams are the codes alone, fixed-width, so that a lookup finds one by binary search in
 /// place: a row that has every trigram of a pattern is checked against its record, and a fold
 /// reads each row's full entries from its record. Positions would take most of an entry's bytes
-/// for what a handful of recent rows' checks cost. `RecentEntry.Encoder` writes entries.
+/// for what a handful of recent rows' checks cost. `RecentEntry.entry` and `RecentEntry.Encoder`
+/// write entries.
 enum RecentEntry {
   /// A stored entry, read in place: its sections are found once, and lookups read them there.
   struct View {
