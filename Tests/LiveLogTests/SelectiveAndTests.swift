@@ -12,8 +12,8 @@ import Testing
   static let languages = ["Python", "Python", "Python", "JavaScript", "Go", "Rust"]
 
   static func repository(_ id: Int64, _ random: inout SplitMix64) -> Repository {
-    // About one name in fifty holds "zeta", one in 1,000 "qzx"; the rest of the name varies.
-    let mark = random.next() % 1_000 == 0 ? "QzxKit" : random.next() % 50 == 0 ? "ZetaKit" : "kit"
+    // About one name in 150 holds "zeta", one in 1,000 "qzx"; the rest of the name varies.
+    let mark = random.next() % 1_000 == 0 ? "QzxKit" : random.next() % 150 == 0 ? "ZetaKit" : "kit"
     var repository = Repository(
       id: id, fullName: "owner\(random.next() % 300)/\(mark)-\(random.next() % 10_000)")
     repository.language = Self.languages[Int(random.next() % UInt64(Self.languages.count))]
@@ -34,7 +34,7 @@ import Testing
       "full_name CONTAINS[c] 'zeta' AND language == 'Python'",
       "language == 'Python' AND full_name CONTAINS[c] 'zeta'",
       "full_name CONTAINS[c] 'zeta' AND language IN {'Go', 'Rust'}",
-      "full_name BEGINSWITH[c] 'owner7' AND language == 'Python'",
+      "full_name BEGINSWITH[c] 'owner177' AND language == 'Python'",
       // About 15 candidates against about 7,500 rows of Python: more than 256 times as many,
       // fewer than 1,024.
       "full_name CONTAINS[c] 'qzx' AND language == 'Python'",
@@ -92,7 +92,7 @@ import Testing
     for batch in 0..<3 {
       let repositories = (0..<4_000).map { offset -> Repository in
         var repository = Self.repository(Int64(batch * 4_000 + offset + 1), &random)
-        // One row in 12 is Swift: about 1,000 rows, against about 240 holding "zeta" and 12 "qzx".
+        // One row in 12 is Swift: about 1,000 rows, against about 80 holding "zeta" and 12 "qzx".
         repository.language = random.next() % 12 == 0 ? "Swift" : "Python"
         return repository
       }
@@ -123,9 +123,9 @@ import Testing
   }
 
   /// A list past the estimates' limit (`estimateLimit`, 50,000) is counted on as far as the
-  /// substring's cost (six times its list), so that the two rank by what they are: here the
-  /// term's list is more than 50,000 / 6 rows long and six times it is shorter than the
-  /// language's, which a count stopped at the limit would have put first.
+  /// substring's cost (`positionalReadCost` times its list), so that the two rank by what they
+  /// are: here the term's cost passes 50,000 and is less than the language's list, which a count
+  /// stopped at the limit would have put first.
   @Test func aListPastTheEstimateLimitIsCountedOnToRankBesideATerm() throws {
     let directory = try TemporaryDirectory()
     let store = try Store.scratch(in: directory)
@@ -134,8 +134,8 @@ import Testing
     for batch in 0..<12 {
       let repositories = (0..<10_000).map { offset -> Repository in
         let id = Int64(batch * 10_000 + offset + 1)
-        // One name in eight holds "zeta" (about 15,000), five rows in six are Python (100,000).
-        let mark = random.next() % 8 == 0 ? "ZetaKit" : "kit"
+        // One name in 36 holds "zeta" (about 3,300), five rows in six are Python (100,000).
+        let mark = random.next() % 36 == 0 ? "ZetaKit" : "kit"
         var repository = Repository(id: id, fullName: "owner\(random.next() % 300)/\(mark)-\(id)")
         repository.language = random.next() % 6 == 0 ? "Go" : "Python"
         model[id] = (repository.fullName.lowercased(), repository.language == "Python")
@@ -158,15 +158,16 @@ import Testing
   }
 
   /// The recent rows every estimate counts are checked alike whichever part goes first, so a
-  /// substring's cost counts them once, its list rows six times: here 6 × 50 + 100 = 400 rows
-  /// against Python's 666 + 100, where six times the whole estimate (900) would put Python first.
+  /// substring's cost counts them once, its list rows `positionalReadCost` times: here 22 × 50 +
+  /// 100 = 1,200 rows against Python's 1,666 + 100, where 22 times the whole estimate (3,300)
+  /// would put Python first.
   @Test func recentRowsCountOnceInATermsCost() throws {
     let directory = try TemporaryDirectory()
     let store = try Store.scratch(in: directory)
     func repository(_ id: Int64) -> Repository {
       var repository = Repository(
         id: id, fullName: "owner\(id % 97)/\(id % 200 == 0 ? "zetakit" : "kit")-\(id)")
-      repository.language = id % 15 == 0 ? "Python" : "Go"
+      repository.language = id % 6 == 0 ? "Python" : "Go"
       return repository
     }
     // Folded into segments: more rows than a small commit.
@@ -179,8 +180,10 @@ import Testing
         repository.language = "Go"
         return Mutation.upsert(repository)
       })
+    let cost = QueryExecutor<Transaction>.positionalReadCost
+    #expect(50 * cost + 100 < 1_666 + 100 && 150 * cost > 1_666 + 100)
     let query = try Query(parsing: "full_name CONTAINS[c] 'zeta' AND language == 'Python'")
-    let expected = (1...10_000).filter { $0 % 200 == 0 && $0 % 15 == 0 }.map(Int64.init)
+    let expected = (1...10_000).filter { $0 % 200 == 0 && $0 % 6 == 0 }.map(Int64.init)
     let explanation = try store.explain(query)
     let reads = explanation.steps.filter { $0.depth == 1 && $0.skipped == nil }
     #expect(reads.first?.description.hasPrefix("substring index") == true, "\(reads)")

@@ -315,12 +315,18 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 
   /// How many times an equality list's rows the smallest trigram list of a substring costs when
   /// read first rather than among an equality's rows: the boundary between the orders, measured at
-  /// 1M records (fastest of 200 runs, term's smallest list against the language's list). The
-  /// equality first was faster at 2.5 to 5 times the smallest list (`'build'` and Go, 5.0 times:
-  /// 334 µs term first, 176 µs Go first; `'learning'` and Python, 3.1 times: 5.3 ms, 3.0 ms), the
-  /// term first from 6.2 times (`'react'` and Python: 1.55 ms term first, 1.69 ms Python first;
-  /// `'aditya'` and Swift, 18 times: 103 µs, 111 µs).
-  static var positionalReadCost: Int { 6 }
+  /// 1M records (the lowest of three rounds' p10 of 200 runs; the term's smallest list against the
+  /// language's list). The term first reads its other lists among its smallest one's rows, a
+  /// merge that can rarely step over eight rows, and then the language's list among its matches;
+  /// the language first asks the smallest list for its rows as bits, and the other lists for the
+  /// few starts left. The language first was faster up to 18 times the smallest list (`'react'`
+  /// and Python, 6.2 times: 1.74 ms term first, 1.09 ms Python first; `'anim'` and Swift, 6.5
+  /// times: 386 µs, 242 µs; `'build'` and Java, 9.7 times: 626 µs, 511 µs; `'anim'` and Java, 18
+  /// times: 397 µs, 373 µs; `'aditya'` and Swift, 18 times: 229 µs, 184 µs), the term first from
+  /// 26.5 times (`'build'` and Python: 593 µs, 720 µs; `'aditya'` and Go, 27 times: 207 µs,
+  /// 280 µs; `'aditya'` and HTML, 34 times: 197 µs, 207 µs; `'aditya'` and Python, 141 times:
+  /// 226 µs, 437 µs).
+  static var positionalReadCost: Int { 22 }
 
   /// Reads one lookup, recording its step; `estimated` when the caller already knows it. A
   /// substring or equality lookup of an `AND` looks only among the candidates found so far
