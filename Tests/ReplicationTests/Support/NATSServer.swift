@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 
 /// A `nats-server -js` of the test's own, on a free loopback port, keeping its JetStream files
@@ -147,8 +148,25 @@ final class NATSServer: @unchecked Sendable {
     }
   }
 
-  /// A port nothing listens on now: the kernel's pick for a socket bound to port 0.
+  /// Every port `freePort` has handed out in this process.
+  private static let handedOut = Mutex<Set<Int>>([])
+
+  /// A port nothing listens on now and this process has not handed out before: the kernel's pick
+  /// for a socket bound to port 0. The kernel may pick a port again once its socket is closed,
+  /// and the cluster tests start their clusters at once: two servers given one port would leave
+  /// a cluster of two nodes, where a stream of three copies can never be placed (a CI run failed
+  /// with "no suitable peers for placement" for a whole minute; a port handed out twice is one
+  /// way to get there).
   static func freePort() throws -> Int {
+    for _ in 0..<100 {
+      let port = try unboundPort()
+      if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+    }
+    throw POSIXError(.EADDRNOTAVAIL)
+  }
+
+  /// The kernel's pick for a socket bound to port 0, which it closes.
+  private static func unboundPort() throws -> Int {
     let socket = tcpSocket()
     defer { close(socket) }
     var address = sockaddr_in()
