@@ -315,17 +315,12 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 
   /// How many times an equality list's rows the smallest trigram list of a substring costs when
   /// read first rather than among an equality's rows: the boundary between the orders, measured at
-  /// 1M records (the lowest of three rounds' p10 of 200 runs; the term's smallest list against the
-  /// language's list). The term first reads its other lists among its smallest one's rows, a
-  /// merge that can rarely step over eight rows, and then the language's list among its matches;
-  /// the language first asks the smallest list for its rows as bits, and the other lists for the
-  /// few starts left. The language first was faster up to 18 times the smallest list (`'react'`
-  /// and Python, 6.2 times: 1.74 ms term first, 1.09 ms Python first; `'anim'` and Swift, 6.5
-  /// times: 386 µs, 242 µs; `'build'` and Java, 9.7 times: 626 µs, 511 µs; `'anim'` and Java, 18
-  /// times: 397 µs, 373 µs; `'aditya'` and Swift, 18 times: 229 µs, 184 µs), the term first from
-  /// 26.5 times (`'build'` and Python: 593 µs, 720 µs; `'aditya'` and Go, 27 times: 207 µs,
-  /// 280 µs; `'aditya'` and HTML, 34 times: 197 µs, 207 µs; `'aditya'` and Python, 141 times:
-  /// 226 µs, 437 µs).
+  /// 1M records. The term first reads its other lists among its smallest one's rows, a merge that
+  /// can rarely step over eight rows, and then the language's list among its matches; the
+  /// language first asks the smallest list for its rows as bits, and the other lists for the few
+  /// starts left. The language first was faster up to 18 times the smallest list, the term first
+  /// from 26.5 times (the queries and their times: QueryLanguage.md, "The boundary measured
+  /// again").
   static var positionalReadCost: Int { 22 }
 
   /// Reads one lookup, recording its step; `estimated` when the caller already knows it. A
