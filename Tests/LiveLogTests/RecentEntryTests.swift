@@ -4,10 +4,10 @@ import Testing
 
 @testable import LiveLog
 
-/// A recent row's entry against what `IndexEntries` lists for its record: the distinct trigram
-/// codes in ascending order (sorted here by the standard library, from a set), the terms and the
-/// ordered values, for texts that send the encoder's sort down each of its ways (few codes, codes
-/// spread over many first bytes, codes crowded on a few), and for fields listed out of slot order.
+/// A recent row's entry against what `IndexEntries` lists for its record: a filter that every
+/// code of the record passes and few others do, the terms and the ordered values, for texts of
+/// few codes, codes spread over many first bytes or crowded on a few, and for fields listed out
+/// of slot order; and an entry of format 8, which lists its codes, read as it is.
 @Suite struct RecentEntryTests {
   static let fields = [
     Field(position: 0, name: "id", type: .integer, isOptional: false),
@@ -49,6 +49,7 @@ import Testing
     var random = SplitMix64(seed: 17)
     var encoder = RecentEntry.Encoder()
     let key: [UInt8] = [1, 2, 3]
+    var (absentTested, absentPassed) = (0, 0)
     for round in 0..<600 {
       let values = Self.values(&random)
       let fields = round % 3 == 0 ? Self.fields.reversed() : Self.fields
@@ -62,9 +63,21 @@ import Testing
         let view = try RecentEntry.View(stored)
         #expect(!view.isDeleted && view.isNew == (round % 2 == 0) && view.lsn == UInt64(round))
         #expect(Array(view.key) == key)
-        let codes = (0..<view.trigramCount).map { view.code($0) }
-        let wanted = Set(expected.trigrams.map { UInt32(truncatingIfNeeded: $0 >> 32) }).sorted()
-        #expect(codes == wanted, "round \(round): \(values)")
+        let filter = try #require(view.trigramFilter)
+        #expect(filter.elementsEqual(TrigramFilter.filter(of: expected.trigrams)), "round \(round)")
+        #expect(view.trigramCount == 0)
+        let codes = Set(expected.trigrams.map { UInt32(truncatingIfNeeded: $0 >> 32) })
+        for code in codes { #expect(view.mayHave(code), "round \(round): \(code) of \(values)") }
+        // Codes of the same fields that the record lacks, near its own and anywhere.
+        for code in codes.prefix(20) {
+          let others = [
+            code ^ 1, code &+ 0x100, code ^ 0x1_0000, code & 0xFF00_0000 | UInt32(random.next() & 0xFF_FFFF),
+          ]
+          for other in others where !codes.contains(other) {
+            absentTested += 1
+            if view.mayHave(other) { absentPassed += 1 }
+          }
+        }
         var terms: [[UInt8]] = []
         try view.forEachTerm { terms.append(Array($0)) }
         #expect(terms == expected.terms, "round \(round)")
@@ -72,6 +85,88 @@ import Testing
         #expect(ordered == expected.ordered.map(\.field))
         for entry in expected.ordered { #expect(view.orderedKey(field: entry.field) == entry.key) }
       }
+    }
+    // About 1.7% at `TrigramFilter.bitsPerPosting` bits a code (fewer where a text repeats
+    // trigrams, which adds bits): a filter with too few bits, or a hash that sets the same few,
+    // passes far more.
+    let rate = Double(absentPassed) / Double(max(absentTested, 1))
+    #expect(absentTested > 20_000 && rate < 0.03, "\(absentPassed) of \(absentTested) absent codes passed")
+  }
+
+  /// The filter on its own, over code sets of every size: no code it holds fails, and codes it
+  /// lacks pass at about the rate its size promises, (1 - e^(-3/10))^3 ≈ 1.7%, not far below (a
+  /// filter that holds nothing would fail them all, which no code it holds may see).
+  @Test func aFilterPassesItsCodesAndFewOthers() {
+    var random = SplitMix64(seed: 41)
+    var (tested, passed) = (0, 0)
+    for round in 0..<300 {
+      let count = [0, 1, 2, 7, 30, 110, 500, 3_000][round % 8]
+      let codes = Set((0..<count).map { _ in UInt32(truncatingIfNeeded: random.next()) })
+      let filter = TrigramFilter.filter(of: codes.map { UInt64($0) << 32 })
+      #expect(filter.count == TrigramFilter.byteCount(postings: codes.count))
+      #expect(TrigramFilter.isWellSized(filter.count) && (count == 0) == filter.isEmpty)
+      filter.withUnsafeBytes { filter in
+        for code in codes { #expect(TrigramFilter.mayContain(code, in: filter), "round \(round)") }
+        for _ in 0..<200 {
+          let other = UInt32(truncatingIfNeeded: random.next())
+          guard !codes.contains(other), count > 0 else { continue }
+          tested += 1
+          if TrigramFilter.mayContain(other, in: filter) { passed += 1 }
+        }
+        if count == 0 { #expect(!TrigramFilter.mayContain(7, in: filter)) }
+      }
+    }
+    let rate = Double(passed) / Double(tested)
+    #expect(rate > 0.008 && rate < 0.03, "\(passed) of \(tested) absent codes passed")
+  }
+
+  /// An entry of format 8, which lists its distinct codes ascending (`format8Entry`), reads as it
+  /// is: exactly its codes pass, and its terms and ordered values read as a later entry's do.
+  @Test func anEntryOfFormat8ReadsItsCodes() throws {
+    var random = SplitMix64(seed: 29)
+    var encoder = RecentEntry.Encoder()
+    for round in 0..<200 {
+      let values = Self.values(&random)
+      let expected = IndexEntries(values, fields: Self.fields)
+      let key: [UInt8] = [UInt8(round % 256)]
+      let current = key.withUnsafeBytes {
+        RecentEntry.entry(
+          isNew: round % 2 == 0, lsn: UInt64(round), key: $0,
+          indexes: encoder.indexes(values: values, fields: Self.fields))
+      }
+      let codes = Set(expected.trigrams.map { UInt32(truncatingIfNeeded: $0 >> 32) })
+      let old = try Self.format8Entry(current, codes: codes)
+      try old.withUnsafeBytes { stored in
+        let view = try RecentEntry.View(stored)
+        #expect(view.trigramFilter == nil && view.trigramCount == codes.count)
+        #expect(!view.isDeleted && view.isNew == (round % 2 == 0) && view.lsn == UInt64(round))
+        for code in codes { #expect(view.mayHave(code)) }
+        for code in codes.prefix(10) where !codes.contains(code ^ 1) { #expect(!view.mayHave(code ^ 1)) }
+        var terms: [[UInt8]] = []
+        try view.forEachTerm { terms.append(Array($0)) }
+        #expect(terms == expected.terms, "round \(round)")
+        for entry in expected.ordered { #expect(view.orderedKey(field: entry.field) == entry.key) }
+      }
+    }
+  }
+
+  /// `entry` (of the current format, not deleted) as format 8 wrote it: bit 2 of its flags
+  /// clear, and `codes`, distinct and ascending, four bytes each, in place of its filter.
+  static func format8Entry(_ entry: [UInt8], codes: Set<UInt32>) throws -> [UInt8] {
+    try entry.withUnsafeBytes { bytes in
+      let view = try RecentEntry.View(bytes)
+      let filter = try #require(view.trigramFilter)
+      var old: [UInt8] = [entry[0] & ~4]
+      PageBytes.appendVarint(view.lsn, to: &old)
+      PageBytes.appendVarint(UInt64(view.key.count), to: &old)
+      old += view.key
+      PageBytes.appendVarint(UInt64(codes.count), to: &old)
+      for code in codes.sorted() { withUnsafeBytes(of: code.littleEndian) { old += $0 } }
+      // Terms and ordered values follow the filter, as they followed the codes.
+      let (first, filterStart) = (try #require(bytes.baseAddress), try #require(filter.baseAddress))
+      let end = first.distance(to: filterStart) + filter.count
+      old += entry[end...]
+      return old
     }
   }
 
@@ -122,43 +217,13 @@ import Testing
     let unasked = Mutex(0)
   }
 
-  /// The sort of one field's codes on each of its ways (by insertion, by bucket, by byte)
-  /// against the standard library's, on its own: the encoder sorts whatever it finds unsorted
-  /// afterwards, which would hide a wrong order here.
-  @Test func oneFieldsCodesSortAsTheStandardLibrarySortsThem() {
-    var random = SplitMix64(seed: 5)
-    var spare = [UInt32](repeating: 0, count: 3_000)
-    var counts = [Int32](repeating: 0, count: 3 * 256)
-    for round in 0..<400 {
-      let count = [0, 1, 2, 16, 17, 40, 300, 3_000][round % 8]
-      let spread: UInt32 = [1, 2, 26, 256][(round / 8) % 4]
-      var codes = (0..<count).map { _ in
-        let first = (0x61 + UInt32(random.next() % UInt64(spread))) % 256
-        // Low bytes from a narrow range in some rounds, so that a pass skipped for one of them
-        // leaves the codes out of order.
-        let low = UInt32(random.next() % (round % 3 == 0 ? 4 : 1 << 16))
-        return 6 << 24 | first << 16 | low << (round % 2 == 0 ? 0 : 8) & 0xFFFF
-      }
-      if round % 5 == 0 { codes.sort(by: >) }
-      let expected = codes.sorted()
-      codes.withUnsafeMutableBufferPointer { codes in
-        spare.withUnsafeMutableBufferPointer { spare in
-          counts.withUnsafeMutableBufferPointer { counts in
-            RecentEntry.Encoder.sortTrigrams(
-              codes, spare: UnsafeMutableBufferPointer(rebasing: spare[0..<codes.count]), counts: counts)
-          }
-        }
-      }
-      #expect(codes == expected, "round \(round): \(count) codes over \(spread) first bytes")
-    }
-  }
-
   @Test func aDeletedRowsEntryHoldsItsKeyAlone() throws {
     let key: [UInt8] = [9, 8]
     let bytes = key.withUnsafeBytes { RecentEntry.encodeDeleted(lsn: 0, key: $0) }
     try bytes.withUnsafeBytes { stored in
       let view = try RecentEntry.View(stored)
-      #expect(view.isDeleted && !view.isNew && view.trigramCount == 0 && Array(view.key) == key)
+      #expect(view.isDeleted && !view.isNew && view.trigramCount == 0 && view.trigramFilter == nil)
+      #expect(Array(view.key) == key)
     }
   }
 }

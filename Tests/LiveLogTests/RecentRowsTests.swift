@@ -128,4 +128,116 @@ import Testing
     let rebuilt = try store.replay(into: directory.child("rebuilt"))
     #expect(try store.firstDifference(from: rebuilt) == nil)
   }
+
+  /// A store of format 8, whose recent entries list their trigram codes, reads as it is: opened
+  /// read-only it keeps its marker and answers as the model does, and meanwhile no writable open
+  /// marks it up; its first writable open
+  /// rewrites the marker alone (no rebuild, so no old data file is kept); entries of both layouts
+  /// then answer together, through small commits (edits of rows whose entry is of format 8
+  /// among them) and a fold; and it verifies.
+  @Test func aStoreOfFormat8ReadsItsRecentEntriesAsTheyAre() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.child("store")
+    var options = StoreOptions()
+    options.durability = .noSync
+    options.recentCapacity = 300
+    var random = SplitMix64(seed: 12)
+    let all = QueryFixture.shared.repositories.shuffled(using: &random)
+    var model = StateReadTests.Model()
+    func write(_ store: Store, _ repositories: [Repository]) throws {
+      try store.write(repositories.map(Mutation.upsert))
+      for repository in repositories { model.apply(repository, deleting: repository.id) }
+    }
+    func edited(_ repositories: ArraySlice<Repository>, _ mark: String) -> [Repository] {
+      repositories.map { repository in
+        var edited = repository
+        edited.fullName += mark
+        edited.description = "\(mark) \(repository.fullName)"
+        return edited
+      }
+    }
+    var generator = PredicateGenerator(repositories: Array(all.prefix(1_000)))
+    func check(_ store: Store, _ when: String) throws {
+      for _ in 0..<30 {
+        let query = generator.query(using: &random)
+        #expect(try store.results(query).ids() == model.answer(query), "\(query.text) \(when)")
+      }
+      for pattern in ["kit", "-kit", "swift", "learn", "ui", "Edit", "anim"] {
+        for text in [
+          "full_name CONTAINS[c] %@", "name BEGINSWITH[c] %@", "full_name LIKE[c] %@",
+          "description CONTAINS[cd] %@ OR name CONTAINS %@",
+          "full_name CONTAINS %@ AND NOT description CONTAINS[c] %@",
+        ] {
+          let arguments = Array(
+            repeating: text.contains("LIKE") ? "*\(pattern)*" : pattern,
+            count: text.components(separatedBy: "%@").count - 1)
+          let query = try Query(parsing: text, for: Repository.self, arguments: arguments)
+          #expect(try store.results(query).ids() == model.answer(query), "\(text) \(pattern) \(when)")
+        }
+      }
+    }
+    func format8Entries(_ store: Store) throws -> Int {
+      let collection = try store.repositoriesCollection()
+      return try store.environment.read { txn in
+        try RecentRows.load(collection, txn).entries.filter { !$0.isDeleted && $0.trigramFilter == nil }.count
+      }
+    }
+    func format() throws -> Int { try StoreDirectory(path: path).prepare(readOnly: true) }
+
+    do {
+      let store = try Store(directory: path, options: options)
+      try write(store, Array(all[0..<500]))
+      for start in stride(from: 500, to: 700, by: 20) { try write(store, Array(all[start..<(start + 20)])) }
+      try write(store, edited(all[0..<40], "-kit"))
+      // Every recent entry as format 8 wrote it, its codes those of its record.
+      let collection = try store.repositoriesCollection()
+      try store.environment.write { txn in
+        var entries: [(UInt64, [UInt8])] = []
+        try txn.withCursor(collection.databases.recent) { cursor in
+          var entry = try cursor.first()
+          while let current = entry {
+            entries.append((try #require(current.integerKey), Array(current.value)))
+            entry = try cursor.next()
+          }
+        }
+        for (row, bytes) in entries where bytes[0] & 1 == 0 {
+          let lsn = try bytes.withUnsafeBytes { try RecentEntry.View($0).lsn }
+          let record = try collection.entries(of: try collection.record(at: row, lsn: lsn, txn), row: row)
+          let codes = Set(record.trigrams.map { UInt32(truncatingIfNeeded: $0 >> 32) })
+          try txn.put(
+            collection.databases.recent, row, try RecentEntryTests.format8Entry(bytes, codes: codes))
+        }
+      }
+      #expect(try format8Entries(store) == 240)
+    }
+    try StoreDirectory(path: path).writeMarker(format: 8)
+    #expect(Store.formatAwaitingUpgrade(directory: path) == nil)
+
+    do {
+      var readOnly = options
+      readOnly.readOnly = true
+      let store = try Store(directory: path, options: readOnly)
+      try check(store, "read-only, format 8")
+      #expect(try format8Entries(store) == 240)
+      // Not marked up while it is open (here, by this process).
+      let error = try #require(throws: StoreError.self) { try Store(directory: path, options: options) }
+      #expect(error == .inUse(path: path, holders: "this process"), "\(error)")
+    }
+    #expect(try format() == 8)
+
+    let store = try Store(directory: path, options: options)
+    #expect(try format() == StoreDirectory.currentFormat)
+    #expect(!FileManager.default.fileExists(atPath: path + "/data.mdb.before-repair"))
+    try check(store, "marked up")
+    try write(store, edited(all[500..<520], "-ui"))
+    try write(store, Array(all[700..<730]))
+    #expect(try format8Entries(store) == 220)
+    try check(store, "with entries of both formats")
+    #expect(try store.verify(scratchParent: directory.path).passed)
+    for start in stride(from: 730, to: 830, by: 25) { try write(store, Array(all[start..<(start + 25)])) }
+    #expect(try format8Entries(store) < 220)
+    try check(store, "after a fold")
+    let rebuilt = try store.replay(into: directory.child("rebuilt"))
+    #expect(try store.digest() == rebuilt.digest())
+  }
 }

@@ -65,17 +65,28 @@ import Testing
       try Self.rawEntries(store, grown.databases.index) != Self.rawEntries(rebuilt, replayed.databases.index))
     #expect(try rebuilt.digest() == store.digest())
     #expect(try store.firstDifference(from: rebuilt) == nil)
-    // Every trigram list reads the same rows through either layout.
+    // Every trigram list reads the same rows through either layout, but for the few recent rows
+    // whose filter lets the code through (`TrigramFilter`): candidates, which queries check.
+    var (extra, tested) = (0, 0)
     try store.environment.read { a in
       try rebuilt.environment.read { b in
         let left = try IndexReader(collection: grown, txn: a)
         let right = try IndexReader(collection: replayed, txn: b)
+        let recent = Set(left.recent.rows)
         for code in try Self.trigramCodes(store) {
           let prefix = IndexKeys.trigramPrefix(code)
-          #expect(try left.rows(of: prefix, kind: .trigram) == right.rows(of: prefix, kind: .trigram))
+          let (grownRows, replayedRows) = (
+            try left.rows(of: prefix, kind: .trigram), try right.rows(of: prefix, kind: .trigram)
+          )
+          #expect(Set(replayedRows).isSubset(of: grownRows), "\(code)")
+          let passed = Set(grownRows).subtracting(replayedRows)
+          #expect(passed.isSubset(of: recent), "\(code)")
+          extra += passed.count
+          tested += recent.count
         }
       }
     }
+    #expect(extra < tested / 20, "\(extra) of \(tested)")
   }
 
   @Test func replayToLSNZeroIsAnEmptyStore() throws {

@@ -442,6 +442,41 @@ import Testing
     #expect(throws: StoreError.self) { try store.digest() }
   }
 
+  /// A recent row's trigram filter that is not the one its record makes (one more bit set) is
+  /// refused by verify and by the digest, naming the row: the filter lists no codes to compare
+  /// with a replay's entries, so it is compared with its record's instead.
+  @Test func aRecentRowsWrongTrigramFilterIsRefused() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Self.mixedStore(in: directory, seed: 9)
+    let collection = try store.repositoriesCollection()
+    let row = try store.environment.write { txn -> UInt64 in
+      var found: (row: UInt64, entry: [UInt8])?
+      try txn.withCursor(collection.databases.recent) { cursor in
+        var current = try cursor.first()
+        while let entry = current, found == nil {
+          if entry.value.first.map({ $0 & 1 == 0 }) == true, let row = entry.integerKey {
+            found = (row, Array(entry.value))
+          }
+          current = try cursor.next()
+        }
+      }
+      let (row, entry) = try #require(found)
+      let filter = try entry.withUnsafeBytes { bytes -> Range<Int> in
+        let filter = try #require(try RecentEntry.View(bytes).trigramFilter)
+        let start = try #require(bytes.baseAddress).distance(to: try #require(filter.baseAddress))
+        return start..<(start + filter.count)
+      }
+      var damaged = entry
+      let byte = try #require(filter.first { damaged[$0] != 0xFF })
+      damaged[byte] |= ~damaged[byte] & (0 &- ~damaged[byte])  // its lowest clear bit set
+      try txn.put(collection.databases.recent, row, damaged)
+      return row
+    }
+    let error = try #require(throws: StoreError.self) { try store.verify(scratchParent: directory.path) }
+    #expect("\(error)".contains("row \(row)'s trigram filter"), "\(error)")
+    #expect(throws: StoreError.self) { try store.digest() }
+  }
+
   /// Two parts of one list that repeat a row, or step back, are refused; parts of different lists,
   /// or of one list stepping on, are not.
   @Test func aListsPartsMustStepOn() throws {

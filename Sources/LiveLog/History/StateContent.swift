@@ -311,7 +311,8 @@ enum StateContent {
         guard onlyRow == nil || onlyRow == row else { continue }
         // What the recent row holds: its codes (with the positions its record gives them, since it
         // keeps none), terms and ordered values. A code, term or value it lacks or holds wrongly
-        // reads differently from the entries a replay builds.
+        // reads differently from the entries a replay builds; a filter, which lists no codes, is
+        // compared with the one its record makes instead.
         let record = try collection.entries(
           of: try collection.record(at: UInt64(row), lsn: view.lsn, txn), row: UInt64(row))
         var codePositions: [UInt32: [UInt32]] = [:]
@@ -319,8 +320,17 @@ enum StateContent {
           codePositions[UInt32(truncatingIfNeeded: posting >> 32), default: []].append(
             UInt32(truncatingIfNeeded: posting))
         }
-        for index in 0..<view.trigramCount {
-          let code = view.code(index)
+        let codes: [UInt32]
+        if let filter = view.trigramFilter {
+          guard filter.elementsEqual(TrigramFilter.filter(of: record.trigrams)) else {
+            throw collection.damaged(
+              "the recent rows", PageDamage("row \(row)'s trigram filter is not the one its record makes"))
+          }
+          codes = Array(codePositions.keys)
+        } else {
+          codes = (0..<view.trigramCount).map { view.code($0) }
+        }
+        for code in codes {
           try IndexKeys.trigramPrefix(code).withUnsafeBytes { key in
             try (codePositions[code] ?? []).withUnsafeBufferPointer { try body(.trigram, key, row, $0) }
           }

@@ -32,7 +32,9 @@ struct IndexReader<Txn: ReadableTransaction> {
   // MARK: Postings
 
   /// The rows of the posting list `key` of `kind`, ascending; only those of `members`
-  /// (ascending), when given.
+  /// (ascending), when given. For a trigram, the recent rows among them are those that may hold
+  /// it (`RecentEntry.View.mayHave`), a few more than hold it: its callers check their rows'
+  /// records.
   ///
   /// Why `members`: an `AND` whose other parts found a few hundred rows asks a list of tens of
   /// thousands which of them it holds. Decoding the list and keeping the members as it goes
@@ -66,7 +68,7 @@ struct IndexReader<Txn: ReadableTransaction> {
       case .term: matching = try recent.rows { try $0.hasTerm(key) }
       case .trigram:
         let code = key.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        matching = recent.rows { $0.has(code) }
+        matching = recent.rows { $0.mayHave(code) }
       case .ordered: matching = []
       }
       rows = recent.overlay(rows, matching: members.map { RowSet.intersection(matching, $0) } ?? matching)
@@ -211,7 +213,7 @@ struct IndexReader<Txn: ReadableTransaction> {
       return rows
     }
     guard !recent.isEmpty else { return (rows, []) }
-    let candidates = recent.rows { entry in codes.allSatisfy { entry.has($0) } }
+    let candidates = recent.rows { entry in codes.allSatisfy { entry.mayHave($0) } }
     return (recent.overlay(rows, matching: candidates), candidates)
   }
 

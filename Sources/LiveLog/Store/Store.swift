@@ -50,7 +50,8 @@ public final class Store: Sendable {
   /// type declared wrongly or changed in a way that needs a migration; nothing in the directory
   /// is changed then. A store of an older format is upgraded on its first writable open: its
   /// state is rebuilt from its log into a new data file, swapped in as a repair swaps it
-  /// (`Store.repair`), with progress reported as `.upgrading`.
+  /// (`Store.repair`), with progress reported as `.upgrading`; a store of format 8, whose state
+  /// this format reads as it is, has its marker rewritten alone (see `Docs/Operations.md`).
   public init(directory: String, options: StoreOptions = StoreOptions()) throws {
     self.directory = directory
     self.options = options
@@ -58,7 +59,11 @@ public final class Store: Sendable {
     var format = try StoreDirectory(path: directory).prepare(readOnly: options.readOnly)
     try InterruptedRepair.check(directory: directory)
     if format < StoreDirectory.currentFormat && !options.readOnly && !options.logOnly {
-      try StoreUpgrade.rebuild(directory: directory, options: options)
+      if format >= StoreDirectory.oldestFormatMarkedUp {
+        try StoreUpgrade.markUp(directory: directory)
+      } else {
+        try StoreUpgrade.rebuild(directory: directory, options: options)
+      }
       format = StoreDirectory.currentFormat
     }
     self.format = format

@@ -21,8 +21,14 @@ struct StoreDirectory {
   /// `NAME.index`, so that a data file of theirs restored from a snapshot is told by its names.
   /// Format 8 adds each collection's ordered values by row (`NAME.columns`, `OrderedColumns`): a
   /// state of format 7 reads as it is (its queries check records instead), and its first writable
-  /// open rebuilds it with them.
-  static let currentFormat = 8
+  /// open rebuilds it with them. Format 9 keeps a recent row's trigrams as a Bloom filter
+  /// (`TrigramFilter`) instead of a list of codes, in entries flagged so: a state of format 8
+  /// reads as it is (its entries keep their codes until the next fold), and its first writable
+  /// open rewrites the marker alone (`StoreUpgrade.markUp`).
+  static let currentFormat = 9
+  /// The oldest format whose state the current one reads and writes as it is: its first writable
+  /// open writes the current marker and nothing else.
+  static let oldestFormatMarkedUp = 8
   /// The oldest format read as it is, without an upgrade.
   static let oldestFormatReadAsIs = 7
 
@@ -74,7 +80,9 @@ struct StoreDirectory {
   /// so such a file is taken as format 4, the newest of them (format-4 code read format 3 as it
   /// is, and snapshots came with format 3); formats 5 and 6 named each collection's index pages
   /// `NAME.index`, and such a file is taken as format 6; a collection without `NAME.columns` is of
-  /// format 7. A file whose names do not read is taken as current: opening it reports its damage.
+  /// format 7. One of format 8 is laid out as the current format is, and taken as current: the
+  /// current format reads its recent entries. A file whose names do not read is taken as current:
+  /// opening it reports its damage.
   static func format(ofDataFile path: String) -> Int {
     guard let health = try? DataFileHealth.examine(path: path), let meta = health.current,
       let file = try? DataFile(path: path)

@@ -45,6 +45,24 @@ enum StoreUpgrade {
           total: Int(clamping: replay.total)))
     }
   }
+  /// Brings a store of format 8 (`StoreDirectory.oldestFormatMarkedUp`) to the current format,
+  /// whose state it already is: writes the marker alone. The store is taken alone meanwhile
+  /// (`StoreError.inUse` if another process has it open), since a process of an older build
+  /// reads a recent entry of format 9 as damage; once the marker says 9, such a build refuses the
+  /// store by its format.
+  static func markUp(directory: String) throws {
+    let access: ExclusiveAccess
+    do {
+      access = try ExclusiveAccess(path: directory)
+    } catch {
+      if error.isInUse { throw StoreError.inUse(path: directory, holders: error.message) }
+      if error.isAccessDenied { throw StoreError.readOnly(path: directory) }
+      throw error
+    }
+    defer { access.release() }
+    try StoreDirectory(path: directory).writeMarker()
+  }
+
 }
 
 extension Store {
@@ -55,13 +73,14 @@ extension Store {
   /// lacks only the ordered columns of format 8 (its queries check records instead).
   public static var oldestFormatReadAsIs: Int { StoreDirectory.oldestFormatReadAsIs }
 
-  /// The format of the store in `directory` when it is older than `currentFormat`: its next
-  /// writable open, or `Store.repair`, upgrades it. `nil` for a store of the current format, a
-  /// directory that holds no store yet, and one an open refuses (the open says why).
+  /// The format of the store in `directory` when its next writable open, or `Store.repair`,
+  /// rebuilds it: a format older than 8. `nil` for a store of the current format or of format 8
+  /// (whose first writable open rewrites its marker alone), a directory that holds no store yet,
+  /// and one an open refuses (the open says why).
   public static func formatAwaitingUpgrade(directory: String) -> Int? {
     guard StorePath.entryExists(directory),
       let format = try? StoreDirectory(path: directory).prepare(readOnly: true)
     else { return nil }
-    return format < StoreDirectory.currentFormat ? format : nil
+    return format < StoreDirectory.oldestFormatMarkedUp ? format : nil
   }
 }

@@ -74,9 +74,16 @@ extension StoredCollection {
       job.cancel()
     }
     var encoder = RecentEntry.Encoder()
+    // Rows past the last recent one (new rows, mostly) are appended (`MDB_APPEND`): a page they
+    // fill is left full, where a put splits it in the middle and leaves it so; and they need no
+    // lookup, having no entry yet.
+    // (A last key of another size is damage, which a later read reports: then nothing appends.)
+    var last = try txn.withCursor(databases.recent) { try $0.last().map { $0.integerKey ?? .max } }
     for change in changes {
       let row = UInt64(change.row)
-      let wasNew: Bool? = try txn.get(databases.recent, row).map { try recentEntry($0, row: Row(row)).isNew }
+      let appends = last.map { row > $0 } ?? true
+      let wasNew: Bool? =
+        appends ? nil : try txn.get(databases.recent, row).map { try recentEntry($0, row: Row(row)).isNew }
       let value: [UInt8]
       switch change.kind {
       case .deleted:
@@ -95,7 +102,8 @@ extension StoredCollection {
             isNew: change.kind == .inserted || wasNew == true, lsn: change.lsn, key: $0, indexes: indexes)
         }
       }
-      try txn.put(databases.recent, row, value)
+      try txn.put(databases.recent, row, value, flags: appends ? .append : [])
+      if appends { last = row }
     }
   }
 

@@ -2,20 +2,23 @@
 /// until the next fold: the row's current version and every index entry it has.
 ///
 /// ```
-/// flags     UInt8: bit 0 deleted, bit 1 new (past the segments: not in the row table)
+/// flags     UInt8: bit 0 deleted, bit 1 new (past the segments: not in the row table),
+///           bit 2 the trigrams are a filter (every entry of a row not deleted since format 9)
 /// lsn       varint: the current version's upsert event (0 for a deleted row)
 /// key       varint length, the key's bytes (as the keys database stores them)
 /// when not deleted:
-///   trigrams  varint count, then count × UInt32 LE: the distinct codes, ascending
+///   trigrams  with bit 2: varint byte count, then a Bloom filter of the codes (`TrigramFilter`);
+///             without (format 8): varint count, then count × UInt32 LE: the distinct codes,
+///             ascending
 ///   terms     varint count, then each: varint length, bytes; ascending
 ///   ordered   varint count, then each: field UInt8, flag UInt8, high UInt64 LE, low UInt32 LE
 /// ```
 ///
-/// Trigrams are the codes alone, fixed-width, so that a lookup finds one by binary search in
-/// place: a row that has every trigram of a pattern is checked against its record, and a fold
-/// reads each row's full entries from its record. Positions would take most of an entry's bytes
-/// for what a handful of recent rows' checks cost. `RecentEntry.entry` and `RecentEntry.Encoder`
-/// write entries.
+/// Trigrams say only which codes a row may hold, without positions: a row that may hold every
+/// trigram of a pattern is checked against its record, and a fold reads each row's full entries
+/// from its record. Positions would take most of an entry's bytes for what a handful of recent
+/// rows' checks cost. `RecentEntry.entry` and `RecentEntry.Encoder` write entries; an entry of
+/// format 8, with its codes, still reads.
 enum RecentEntry {
   /// A stored entry, read in place: its sections are found once, and lookups read them there.
   struct View {
@@ -23,7 +26,9 @@ enum RecentEntry {
     let isNew: Bool
     let lsn: UInt64
     let key: UnsafeRawBufferPointer
-    /// `trigramCount` UInt32 LE codes.
+    /// The codes' filter (`TrigramFilter`); `nil` in an entry of format 8, which lists them.
+    let trigramFilter: UnsafeRawBufferPointer?
+    /// An entry of format 8's `trigramCount` UInt32 LE codes, ascending; none in a later one.
     let trigrams: UnsafeRawBufferPointer
     let trigramCount: Int
     let terms: UnsafeRawBufferPointer
@@ -34,7 +39,7 @@ enum RecentEntry {
     init(_ bytes: UnsafeRawBufferPointer) throws {
       var reader = PageReader(bytes, at: 0)
       let flags = try reader.take(1)[0]
-      guard flags & ~3 == 0 else { throw PageDamage("a recent row's flags \(flags)") }
+      guard flags & ~7 == 0 else { throw PageDamage("a recent row's flags \(flags)") }
       isDeleted = flags & 1 != 0
       isNew = flags & 2 != 0
       lsn = try reader.varint()
@@ -42,6 +47,7 @@ enum RecentEntry {
       if isDeleted {
         guard reader.isAtEnd else { throw PageDamage("a deleted recent row holds entries") }
         trigrams = UnsafeRawBufferPointer(start: nil, count: 0)
+        trigramFilter = nil
         trigramCount = 0
         terms = trigrams
         termCount = 0
@@ -49,8 +55,19 @@ enum RecentEntry {
         orderedCount = 0
         return
       }
-      trigramCount = try reader.count()
-      trigrams = try reader.take(trigramCount * 4)
+      if flags & 4 != 0 {
+        let size = try reader.count()
+        guard TrigramFilter.isWellSized(size) else {
+          throw PageDamage("a recent row's filter of \(size) bytes")
+        }
+        trigramFilter = try reader.take(size)
+        trigramCount = 0
+        trigrams = UnsafeRawBufferPointer(start: nil, count: 0)
+      } else {
+        trigramFilter = nil
+        trigramCount = try reader.count()
+        trigrams = try reader.take(trigramCount * 4)
+      }
       termCount = try reader.count()
       let termStart = reader.offset
       for _ in 0..<termCount { _ = try reader.take(try reader.count()) }
@@ -64,8 +81,10 @@ enum RecentEntry {
       UInt32(littleEndian: trigrams.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
     }
 
-    /// Whether the row's text has the trigram `code`.
-    func has(_ code: UInt32) -> Bool {
+    /// Whether the row's text may have the trigram `code`: false only when it lacks it, so that
+    /// the rows this finds are candidates to check against their records.
+    func mayHave(_ code: UInt32) -> Bool {
+      if let trigramFilter { return TrigramFilter.mayContain(code, in: trigramFilter) }
       var low = 0
       var high = trigramCount
       while low < high {

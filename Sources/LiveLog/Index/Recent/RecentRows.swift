@@ -12,9 +12,9 @@ import LMDB
 struct RecentRows {
   /// Rows that a commit of at most this many changes files here.
   static let smallCommit = 256
-  /// Rows the recent rows hold before a fold. Every index lookup reads each of them (a binary
-  /// search of its trigrams, a scan of its terms or ordered values), while a fold rewrites the
-  /// pages its rows touch: this trades one against the other.
+  /// Rows the recent rows hold before a fold. Every index lookup reads each of them (a test of its
+  /// trigram filter, a scan of its terms or ordered values), while a fold rewrites the pages its
+  /// rows touch: this trades one against the other.
   static let capacity = 512
 
   /// Rows with an entry, ascending, and their entries (pointing into the map).
