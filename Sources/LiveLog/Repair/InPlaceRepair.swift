@@ -44,14 +44,7 @@ struct InPlaceRepair {
     // The marker check of a normal open, without creating anything.
     let format = try StoreDirectory(path: directory).prepare(readOnly: true)
     let upgrading = format < StoreDirectory.currentFormat
-    let access: ExclusiveAccess
-    do {
-      access = try ExclusiveAccess(path: directory)
-    } catch {
-      if error.isInUse { throw StoreError.inUse(path: directory, holders: error.message) }
-      if error.isAccessDenied { throw StoreError.readOnly(path: directory) }
-      throw error
-    }
+    let access = try ExclusiveAccess.store(at: directory)
     CrashPoint.reached("invalidate \(access.lockFilePath)")
     try access.invalidateLockFile()
     try removeLeftovers()

@@ -51,14 +51,7 @@ enum StoreUpgrade {
   /// reads a recent entry of format 9 as damage; once the marker says 9, such a build refuses the
   /// store by its format.
   static func markUp(directory: String) throws {
-    let access: ExclusiveAccess
-    do {
-      access = try ExclusiveAccess(path: directory)
-    } catch {
-      if error.isInUse { throw StoreError.inUse(path: directory, holders: error.message) }
-      if error.isAccessDenied { throw StoreError.readOnly(path: directory) }
-      throw error
-    }
+    let access = try ExclusiveAccess.store(at: directory)
     defer { access.release() }
     try StoreDirectory(path: directory).writeMarker()
   }
