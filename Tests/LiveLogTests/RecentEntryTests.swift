@@ -120,6 +120,26 @@ import Testing
     #expect(rate > 0.008 && rate < 0.03, "\(passed) of \(tested) absent codes passed")
   }
 
+  /// A text that repeats its trigrams, or a very long one, gets a filter of at most
+  /// `TrigramFilter.maximumByteCount` bytes (one character a million times: 4,096 bytes, not
+  /// 1.25 MB), through which every code of its own still passes; any count of postings is sized
+  /// without a trap.
+  @Test func aLongTextsFilterIsCapped() {
+    #expect(TrigramFilter.byteCount(postings: 3_276) == 4_096)
+    #expect(TrigramFilter.byteCount(postings: 1_000_000) == TrigramFilter.maximumByteCount)
+    #expect(TrigramFilter.byteCount(postings: Int.max) == TrigramFilter.maximumByteCount)
+    let field = Field(position: 0, name: "text", type: .string, indexes: .substring)
+    let repeated = IndexEntries([.string(String(repeating: "a", count: 1_000_000))], fields: [field])
+    #expect(TrigramFilter.filter(of: repeated.trigrams).count == TrigramFilter.maximumByteCount)
+    var random = SplitMix64(seed: 3)
+    let codes = Set((0..<20_000).map { _ in UInt32(truncatingIfNeeded: random.next()) })
+    let filter = TrigramFilter.filter(of: codes.map { UInt64($0) << 32 })
+    #expect(filter.count == TrigramFilter.maximumByteCount)
+    filter.withUnsafeBytes { filter in
+      #expect(codes.allSatisfy { TrigramFilter.mayContain($0, in: filter) })
+    }
+  }
+
   /// An entry of format 8, which lists its distinct codes ascending (`format8Entry`), reads as it
   /// is: exactly its codes pass, and its terms and ordered values read as a later entry's do.
   @Test func anEntryOfFormat8ReadsItsCodes() throws {

@@ -129,12 +129,116 @@ import Testing
     #expect(try store.firstDifference(from: rebuilt) == nil)
   }
 
+  /// Queries of every form over `store`, against `model`: generated ones, and substring
+  /// patterns through `CONTAINS` (whose positions decide, and `[c]`, which checks rows a `[d]`
+  /// fold changes), `BEGINSWITH`, `LIKE` (trigrams only), `OR` and `AND NOT`.
+  static func expectAnswers(
+    of store: Store, as model: StateReadTests.Model, _ generator: inout PredicateGenerator,
+    _ random: inout SplitMix64, _ when: String
+  ) throws {
+    for _ in 0..<30 {
+      let query = generator.query(using: &random)
+      #expect(try store.results(query).ids() == model.answer(query), "\(query.text) \(when)")
+    }
+    for pattern in ["kit", "-kit", "swift", "learn", "ui", "Edit", "anim"] {
+      for text in [
+        "full_name CONTAINS %@", "full_name CONTAINS[c] %@", "name BEGINSWITH[c] %@", "full_name LIKE[c] %@",
+        "description CONTAINS[cd] %@ OR name CONTAINS %@",
+        "full_name CONTAINS %@ AND NOT description CONTAINS[c] %@",
+      ] {
+        let arguments = Array(
+          repeating: text.contains("LIKE") ? "*\(pattern)*" : pattern,
+          count: text.components(separatedBy: "%@").count - 1)
+        let query = try Query(parsing: text, for: Repository.self, arguments: arguments)
+        #expect(try store.results(query).ids() == model.answer(query), "\(text) \(pattern) \(when)")
+      }
+    }
+  }
+
+  /// Replaces every recent entry of a row not deleted with `rewrite(entry, its record's codes)`.
+  static func rewriteRecentEntries(
+    of store: Store, _ rewrite: ([UInt8], Set<UInt32>) throws -> [UInt8]
+  ) throws {
+    let collection = try store.repositoriesCollection()
+    try store.environment.write { txn in
+      var entries: [(UInt64, [UInt8])] = []
+      try txn.withCursor(collection.databases.recent) { cursor in
+        var entry = try cursor.first()
+        while let current = entry {
+          entries.append((try #require(current.integerKey), Array(current.value)))
+          entry = try cursor.next()
+        }
+      }
+      for (row, bytes) in entries where bytes[0] & 1 == 0 {
+        let lsn = try bytes.withUnsafeBytes { try RecentEntry.View($0).lsn }
+        let record = try collection.entries(of: try collection.record(at: row, lsn: lsn, txn), row: row)
+        let codes = Set(record.trigrams.map { UInt32(truncatingIfNeeded: $0 >> 32) })
+        try txn.put(collection.databases.recent, row, try rewrite(bytes, codes))
+      }
+    }
+  }
+
+  /// A store with 500 folded rows, 200 new recent rows and 40 recent edits of folded rows (their
+  /// names ending in "-kit"), and its model.
+  static func storeWithRecentRows(at path: String, _ options: StoreOptions, _ all: [Repository]) throws
+    -> (Store, StateReadTests.Model)
+  {
+    var model = StateReadTests.Model()
+    let store = try Store(directory: path, options: options)
+    func write(_ repositories: [Repository]) throws {
+      try store.write(repositories.map(Mutation.upsert))
+      for repository in repositories { model.apply(repository, deleting: repository.id) }
+    }
+    try write(Array(all[0..<500]))
+    for start in stride(from: 500, to: 700, by: 20) { try write(Array(all[start..<(start + 20)])) }
+    try write(edited(all[0..<40], "-kit"))
+    return (store, model)
+  }
+
+  static func edited(_ repositories: ArraySlice<Repository>, _ mark: String) -> [Repository] {
+    repositories.map { repository in
+      var edited = repository
+      edited.fullName += mark
+      edited.description = "\(mark) \(repository.fullName)"
+      return edited
+    }
+  }
+
+  /// Recent rows whose filters let every code through (every bit set) are candidates of every
+  /// substring lookup: each is checked against its record, so every answer still equals the
+  /// model's (a lookup that took a filter's word as final would add them all).
+  @Test func recentRowsPassingEveryCodeAreCheckedAgainstTheirRecords() throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    options.recentCapacity = 300
+    var random = SplitMix64(seed: 14)
+    let all = QueryFixture.shared.repositories.shuffled(using: &random)
+    let (store, model) = try Self.storeWithRecentRows(at: directory.child("store"), options, all)
+    try Self.rewriteRecentEntries(of: store) { entry, _ in
+      var saturated = entry
+      try entry.withUnsafeBytes { bytes in
+        let filter = try #require(try RecentEntry.View(bytes).trigramFilter)
+        let start = try #require(bytes.baseAddress).distance(to: try #require(filter.baseAddress))
+        for index in start..<(start + filter.count) { saturated[index] = 0xFF }
+      }
+      return saturated
+    }
+    let recent = try store.environment.read { txn in
+      try RecentRows.load(try store.repositoriesCollection(), txn)
+    }
+    #expect(recent.entries.count == 240 && recent.entries.allSatisfy { $0.mayHave(0x0123_4567) })
+    var generator = PredicateGenerator(repositories: Array(all.prefix(1_000)))
+    try Self.expectAnswers(of: store, as: model, &generator, &random, "with saturated filters")
+  }
+
   /// A store of format 8, whose recent entries list their trigram codes, reads as it is: opened
   /// read-only it keeps its marker and answers as the model does, and meanwhile no writable open
-  /// marks it up; its first writable open
-  /// rewrites the marker alone (no rebuild, so no old data file is kept); entries of both layouts
-  /// then answer together, through small commits (edits of rows whose entry is of format 8
-  /// among them) and a fold; and it verifies.
+  /// marks it up; its first writable open rewrites the marker alone (no rebuild, so no old data
+  /// file is kept); entries of both layouts then answer together, through small commits (edits of
+  /// rows whose entry is of format 8 among them) and a fold; and it verifies. (The open refused
+  /// is one of this process; another process's is refused by the same exclusive lock a rebuild
+  /// takes, `ExclusiveAccess`.)
   @Test func aStoreOfFormat8ReadsItsRecentEntriesAsTheyAre() throws {
     let directory = try TemporaryDirectory()
     let path = directory.child("store")
@@ -143,39 +247,7 @@ import Testing
     options.recentCapacity = 300
     var random = SplitMix64(seed: 12)
     let all = QueryFixture.shared.repositories.shuffled(using: &random)
-    var model = StateReadTests.Model()
-    func write(_ store: Store, _ repositories: [Repository]) throws {
-      try store.write(repositories.map(Mutation.upsert))
-      for repository in repositories { model.apply(repository, deleting: repository.id) }
-    }
-    func edited(_ repositories: ArraySlice<Repository>, _ mark: String) -> [Repository] {
-      repositories.map { repository in
-        var edited = repository
-        edited.fullName += mark
-        edited.description = "\(mark) \(repository.fullName)"
-        return edited
-      }
-    }
     var generator = PredicateGenerator(repositories: Array(all.prefix(1_000)))
-    func check(_ store: Store, _ when: String) throws {
-      for _ in 0..<30 {
-        let query = generator.query(using: &random)
-        #expect(try store.results(query).ids() == model.answer(query), "\(query.text) \(when)")
-      }
-      for pattern in ["kit", "-kit", "swift", "learn", "ui", "Edit", "anim"] {
-        for text in [
-          "full_name CONTAINS[c] %@", "name BEGINSWITH[c] %@", "full_name LIKE[c] %@",
-          "description CONTAINS[cd] %@ OR name CONTAINS %@",
-          "full_name CONTAINS %@ AND NOT description CONTAINS[c] %@",
-        ] {
-          let arguments = Array(
-            repeating: text.contains("LIKE") ? "*\(pattern)*" : pattern,
-            count: text.components(separatedBy: "%@").count - 1)
-          let query = try Query(parsing: text, for: Repository.self, arguments: arguments)
-          #expect(try store.results(query).ids() == model.answer(query), "\(text) \(pattern) \(when)")
-        }
-      }
-    }
     func format8Entries(_ store: Store) throws -> Int {
       let collection = try store.repositoriesCollection()
       return try store.environment.read { txn in
@@ -184,30 +256,13 @@ import Testing
     }
     func format() throws -> Int { try StoreDirectory(path: path).prepare(readOnly: true) }
 
+    var model: StateReadTests.Model
     do {
-      let store = try Store(directory: path, options: options)
-      try write(store, Array(all[0..<500]))
-      for start in stride(from: 500, to: 700, by: 20) { try write(store, Array(all[start..<(start + 20)])) }
-      try write(store, edited(all[0..<40], "-kit"))
+      let created = try Self.storeWithRecentRows(at: path, options, all)
+      let store = created.0
+      model = created.1
       // Every recent entry as format 8 wrote it, its codes those of its record.
-      let collection = try store.repositoriesCollection()
-      try store.environment.write { txn in
-        var entries: [(UInt64, [UInt8])] = []
-        try txn.withCursor(collection.databases.recent) { cursor in
-          var entry = try cursor.first()
-          while let current = entry {
-            entries.append((try #require(current.integerKey), Array(current.value)))
-            entry = try cursor.next()
-          }
-        }
-        for (row, bytes) in entries where bytes[0] & 1 == 0 {
-          let lsn = try bytes.withUnsafeBytes { try RecentEntry.View($0).lsn }
-          let record = try collection.entries(of: try collection.record(at: row, lsn: lsn, txn), row: row)
-          let codes = Set(record.trigrams.map { UInt32(truncatingIfNeeded: $0 >> 32) })
-          try txn.put(
-            collection.databases.recent, row, try RecentEntryTests.format8Entry(bytes, codes: codes))
-        }
-      }
+      try Self.rewriteRecentEntries(of: store) { try RecentEntryTests.format8Entry($0, codes: $1) }
       #expect(try format8Entries(store) == 240)
     }
     try StoreDirectory(path: path).writeMarker(format: 8)
@@ -217,7 +272,7 @@ import Testing
       var readOnly = options
       readOnly.readOnly = true
       let store = try Store(directory: path, options: readOnly)
-      try check(store, "read-only, format 8")
+      try Self.expectAnswers(of: store, as: model, &generator, &random, "read-only, format 8")
       #expect(try format8Entries(store) == 240)
       // Not marked up while it is open (here, by this process).
       let error = try #require(throws: StoreError.self) { try Store(directory: path, options: options) }
@@ -226,17 +281,24 @@ import Testing
     #expect(try format() == 8)
 
     let store = try Store(directory: path, options: options)
+    func write(_ repositories: [Repository]) throws {
+      try store.write(repositories.map(Mutation.upsert))
+      for repository in repositories { model.apply(repository, deleting: repository.id) }
+    }
     #expect(try format() == StoreDirectory.currentFormat)
     #expect(!FileManager.default.fileExists(atPath: path + "/data.mdb.before-repair"))
-    try check(store, "marked up")
-    try write(store, edited(all[500..<520], "-ui"))
-    try write(store, Array(all[700..<730]))
+    try Self.expectAnswers(of: store, as: model, &generator, &random, "marked up")
+    try write(Self.edited(all[500..<520], "-ui"))
+    try write(Array(all[700..<730]))
     #expect(try format8Entries(store) == 220)
-    try check(store, "with entries of both formats")
+    #expect(try Self.recentCount(store) == 270)
+    try Self.expectAnswers(of: store, as: model, &generator, &random, "with entries of both formats")
     #expect(try store.verify(scratchParent: directory.path).passed)
-    for start in stride(from: 730, to: 830, by: 25) { try write(store, Array(all[start..<(start + 25)])) }
-    #expect(try format8Entries(store) < 220)
-    try check(store, "after a fold")
+    for start in stride(from: 730, to: 830, by: 25) { try write(Array(all[start..<(start + 25)])) }
+    // The commit that would pass 300 recent rows folded them all.
+    #expect(try Self.recentCount(store) < 270)
+    #expect(try format8Entries(store) == 0)
+    try Self.expectAnswers(of: store, as: model, &generator, &random, "after a fold")
     let rebuilt = try store.replay(into: directory.child("rebuilt"))
     #expect(try store.digest() == rebuilt.digest())
   }

@@ -45,17 +45,26 @@ enum StoreUpgrade {
           total: Int(clamping: replay.total)))
     }
   }
+
   /// Brings a store of format 8 (`StoreDirectory.oldestFormatMarkedUp`) to the current format,
   /// whose state it already is: writes the marker alone. The store is taken alone meanwhile
   /// (`StoreError.inUse` if another process has it open), since a process of an older build
   /// reads a recent entry of format 9 as damage; once the marker says 9, such a build refuses the
-  /// store by its format.
+  /// store by its format. A store another process of this build marked up since this one read the
+  /// marker is left as it is, open there or not.
   static func markUp(directory: String) throws {
-    let access = try ExclusiveAccess.store(at: directory)
+    let marker = StoreDirectory(path: directory)
+    func isCurrent() -> Bool { (try? marker.prepare(readOnly: true)) == StoreDirectory.currentFormat }
+    let access: ExclusiveAccess
+    do {
+      access = try ExclusiveAccess.store(at: directory)
+    } catch StoreError.inUse(_, _) where isCurrent() {
+      return
+    }
     defer { access.release() }
-    try StoreDirectory(path: directory).writeMarker()
+    guard !isCurrent() else { return }
+    try marker.writeMarker()
   }
-
 }
 
 extension Store {

@@ -15,9 +15,10 @@ struct CommandContext {
 
   var replications: [Replication] { held.list.withLock { $0 } }
 
-  /// Opens the store, read-only when the command only reads. A store of an older format is
+  /// Opens the store, read-only when the command only reads. A store of a format older than 8 is
   /// upgraded first, with a note and its progress on standard error: by a writing command, and by
-  /// a reading one when the store is older than a read-only open reads as it is (format 7). With
+  /// a reading one when the store is older than a read-only open reads as it is (format 7); a
+  /// writing command's own open marks a store of format 8 up, without a note. With
   /// `--nats`, a store opened for writing writes through the stream, and has caught up with it
   /// unless `catchingUp` is false.
   func openStore(readOnly: Bool = false, durability: StoreOptions? = nil, catchingUp: Bool = true) throws

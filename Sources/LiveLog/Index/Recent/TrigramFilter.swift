@@ -10,20 +10,26 @@
 /// extra record checks among 512 recent rows, one of two trigrams almost none.
 ///
 /// Layout: `bitCount` bits, bit `i` at byte `i / 8`, bit `i % 8`; `bitCount` is a multiple of 64
-/// (none for a record without trigrams). Each code sets `probes` bits, picked from one 64-bit hash of the code by double
-/// hashing and mapped onto the bits by a multiply-shift (`bit(_:of:)`). The sizes and the hash are
-/// part of the stored format: entries written with other ones would read wrongly.
+/// (none for a record without trigrams). Each code sets `probes` bits, picked from one 64-bit hash
+/// of the code by double hashing and mapped onto the bits by a multiply-shift (`bit(_:of:)`). The
+/// sizes and the hash are part of the stored format: entries written with other ones would read
+/// wrongly.
 enum TrigramFilter {
   /// Bits a trigram posting of the record adds. Postings (one per position) rather than
-  /// distinct codes, which only a sort would count; texts repeat few trigrams.
+  /// distinct codes, which only a sort would count; most texts repeat few trigrams.
   static let bitsPerPosting = 10
+  /// The largest filter: text that repeats its trigrams (a field of one character over and over)
+  /// would otherwise take far more bytes than its distinct codes did. Up to 3,276 postings a
+  /// record keeps its full `bitsPerPosting`; longer text passes more codes it lacks (at 10,000
+  /// distinct codes, about 1 in 5), which its record check then refuses.
+  static let maximumByteCount = 4_096
   /// Bits each code sets. At `bitsPerPosting` bits a distinct code, a row lacking a code passes
   /// the test for it with a chance of `(1 - e^(-probes / bitsPerPosting))^probes`, about 0.017.
   static let probes = 3
 
   /// The filter's size in bytes for a record of `postings` trigram postings: none for none.
   static func byteCount(postings: Int) -> Int {
-    (postings * bitsPerPosting + 63) / 64 * 8
+    min(maximumByteCount, (min(postings, maximumByteCount * 8) * bitsPerPosting + 63) / 64 * 8)
   }
 
   /// Sets `code`'s bits in `filter`.
@@ -72,7 +78,8 @@ enum TrigramFilter {
     return (UInt32(truncatingIfNeeded: x), UInt32(truncatingIfNeeded: x >> 32) | 1)
   }
 
-  /// `hash` mapped onto `0 ..< bitCount` (below 2^32 · 8 in any entry LMDB can hold).
+  /// `hash` mapped onto `0 ..< bitCount` (at most `maximumByteCount · 8` bits, so the product
+  /// stays far below 2^64; a stored filter of any other size maps within its bits too).
   @inline(__always)
   private static func bit(_ hash: UInt32, of bitCount: UInt64) -> UInt64 {
     (UInt64(hash) &* bitCount) >> 32
