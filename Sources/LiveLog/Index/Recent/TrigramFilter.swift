@@ -2,7 +2,7 @@
 /// may hold a code, and a row that may hold every trigram of a pattern is checked against its
 /// record, as every recent candidate is.
 ///
-/// Why: a record's codes, four bytes each, were most of its recent entry (about 440 of 690
+/// Why: a record's codes, four bytes each, were most of its recent entry (about 380 of 690
 /// bytes for a generated repository), and sorting them a tenth of a small commit's CPU; a commit
 /// of 100 records wrote 25 pages of recent entries. At `bitsPerPosting` bits a posting the filter
 /// takes about a third of the bytes and no sort, and a row that lacks a code passes the test for
