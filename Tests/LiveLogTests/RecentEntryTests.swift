@@ -170,12 +170,21 @@ import Testing
     }
   }
 
+  /// Where the trigram filter of `entry` (of the current format, not deleted) lies in it.
+  static func filterRange(in entry: [UInt8]) throws -> Range<Int> {
+    try entry.withUnsafeBytes { bytes in
+      let filter = try #require(try RecentEntry.View(bytes).trigramFilter)
+      let start = try #require(bytes.baseAddress).distance(to: try #require(filter.baseAddress))
+      return start..<(start + filter.count)
+    }
+  }
+
   /// `entry` (of the current format, not deleted) as format 8 wrote it: bit 2 of its flags
   /// clear, and `codes`, distinct and ascending, four bytes each, in place of its filter.
   static func format8Entry(_ entry: [UInt8], codes: Set<UInt32>) throws -> [UInt8] {
-    try entry.withUnsafeBytes { bytes in
+    let filter = try filterRange(in: entry)
+    return try entry.withUnsafeBytes { bytes in
       let view = try RecentEntry.View(bytes)
-      let filter = try #require(view.trigramFilter)
       var old: [UInt8] = [entry[0] & ~4]
       PageBytes.appendVarint(view.lsn, to: &old)
       PageBytes.appendVarint(UInt64(view.key.count), to: &old)
@@ -183,9 +192,7 @@ import Testing
       PageBytes.appendVarint(UInt64(codes.count), to: &old)
       for code in codes.sorted() { withUnsafeBytes(of: code.littleEndian) { old += $0 } }
       // Terms and ordered values follow the filter, as they followed the codes.
-      let (first, filterStart) = (try #require(bytes.baseAddress), try #require(filter.baseAddress))
-      let end = first.distance(to: filterStart) + filter.count
-      old += entry[end...]
+      old += entry[filter.upperBound...]
       return old
     }
   }

@@ -82,21 +82,9 @@ import Testing
       largest = max(largest, count)
       maximumSegments = max(maximumSegments, try Self.segments(store).count)
       guard commit % 7 == 0 else { continue }
-      for _ in 0..<12 {
-        let query = generator.query(using: &random)
-        #expect(try store.results(query).ids() == model.answer(query), "\(query.text) after \(commit)")
-      }
-      for pattern in ["swift", "kit", "learn", "ünï", "STRASSE", "-ui", "café", "edi"] {
-        for text in [
-          "full_name CONTAINS[c] %@", "name BEGINSWITH[c] %@",
-          "description CONTAINS[cd] %@ OR name CONTAINS %@",
-          "full_name CONTAINS %@ AND NOT description CONTAINS[c] %@",
-        ] {
-          let arguments = Array(repeating: pattern, count: text.components(separatedBy: "%@").count - 1)
-          let query = try Query(parsing: text, for: Repository.self, arguments: arguments)
-          #expect(try store.results(query).ids() == model.answer(query), "\(text) \(pattern) after \(commit)")
-        }
-      }
+      try Self.expectAnswers(
+        of: store, as: model, &generator, &random, "after \(commit)", generated: 12,
+        patterns: ["swift", "kit", "learn", "ünï", "STRASSE", "-ui", "café", "edi"])
     }
     // The premise: the recent rows filled and folded, and segments came and merged.
     #expect(largest > capacity / 2)
@@ -134,13 +122,14 @@ import Testing
   /// fold changes), `BEGINSWITH`, `LIKE` (trigrams only), `OR` and `AND NOT`.
   static func expectAnswers(
     of store: Store, as model: StateReadTests.Model, _ generator: inout PredicateGenerator,
-    _ random: inout SplitMix64, _ when: String
+    _ random: inout SplitMix64, _ when: String, generated: Int = 30,
+    patterns: [String] = ["kit", "-kit", "swift", "learn", "ui", "Edit", "anim"]
   ) throws {
-    for _ in 0..<30 {
+    for _ in 0..<generated {
       let query = generator.query(using: &random)
       #expect(try store.results(query).ids() == model.answer(query), "\(query.text) \(when)")
     }
-    for pattern in ["kit", "-kit", "swift", "learn", "ui", "Edit", "anim"] {
+    for pattern in patterns {
       for text in [
         "full_name CONTAINS %@", "full_name CONTAINS[c] %@", "name BEGINSWITH[c] %@", "full_name LIKE[c] %@",
         "description CONTAINS[cd] %@ OR name CONTAINS %@",
@@ -217,11 +206,7 @@ import Testing
     let (store, model) = try Self.storeWithRecentRows(at: directory.child("store"), options, all)
     try Self.rewriteRecentEntries(of: store) { entry, _ in
       var saturated = entry
-      try entry.withUnsafeBytes { bytes in
-        let filter = try #require(try RecentEntry.View(bytes).trigramFilter)
-        let start = try #require(bytes.baseAddress).distance(to: try #require(filter.baseAddress))
-        for index in start..<(start + filter.count) { saturated[index] = 0xFF }
-      }
+      for index in try RecentEntryTests.filterRange(in: entry) { saturated[index] = 0xFF }
       return saturated
     }
     let recent = try store.environment.read { txn in

@@ -461,11 +461,7 @@ import Testing
         }
       }
       let (row, entry) = try #require(found)
-      let filter = try entry.withUnsafeBytes { bytes -> Range<Int> in
-        let filter = try #require(try RecentEntry.View(bytes).trigramFilter)
-        let start = try #require(bytes.baseAddress).distance(to: try #require(filter.baseAddress))
-        return start..<(start + filter.count)
-      }
+      let filter = try RecentEntryTests.filterRange(in: entry)
       var damaged = entry
       let byte = try #require(filter.first { damaged[$0] != 0xFF })
       damaged[byte] |= ~damaged[byte] & (0 &- ~damaged[byte])  // its lowest clear bit set

@@ -29,7 +29,9 @@ enum TrigramFilter {
 
   /// The filter's size in bytes for a record of `postings` trigram postings: none for none.
   static func byteCount(postings: Int) -> Int {
-    min(maximumByteCount, (min(postings, maximumByteCount * 8) * bitsPerPosting + 63) / 64 * 8)
+    // Past `maximumByteCount` postings the cap holds whatever their number (and nothing overflows).
+    let bits = min(postings, maximumByteCount) * bitsPerPosting
+    return min(maximumByteCount, (bits + 63) / 64 * 8)
   }
 
   /// Sets `code`'s bits in `filter`.
