@@ -204,9 +204,23 @@ public final class Environment: @unchecked Sendable {
   // MARK: Transactions
 
   /// Runs `body` in a read transaction over the latest committed state.
+  ///
+  /// Inlined around `_read`, which is not generic: a generic function of this module runs
+  /// unspecialized in its callers' modules, copying `R` through the runtime's witnesses (a tenth
+  /// of a small query's time).
+  @inlinable
   public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
+    var value: R?
+    try _read { value = try body($0) }
+    guard let value else { preconditionFailure("a read transaction ended without running its body") }
+    return value
+  }
+
+  /// `read(_:)` for a body that returns nothing: runs it once, in a read transaction.
+  @usableFromInline
+  func _read(_ body: (Transaction) throws -> Void) throws {
     while true {
-      let outcome: Result<R, any Error>? = access.withShared {
+      let outcome: Result<Void, any Error>? = access.withShared {
         var txn: OpaquePointer?
         let rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
         if rc == MDB_MAP_RESIZED { return nil }

@@ -20,7 +20,19 @@ public final class Snapshot: @unchecked Sendable {
   }
 
   /// Runs `body` with the snapshot's transaction. Values it reads stay valid only inside `body`.
+  ///
+  /// Inlined around `_read`, which is not generic (as `Environment.read`).
+  @inlinable
   public func read<R>(_ body: (Transaction) throws -> R) rethrows -> R {
+    var value: R?
+    try _read { value = try body($0) }
+    guard let value else { preconditionFailure("a snapshot's read ended without running its body") }
+    return value
+  }
+
+  /// `read(_:)` for a body that returns nothing.
+  @usableFromInline
+  func _read(_ body: (Transaction) throws -> Void) rethrows {
     try environment.withMapAccess { try body(Transaction(handle: transaction)) }
   }
 }

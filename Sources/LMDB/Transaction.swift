@@ -50,7 +50,19 @@ extension ReadableTransaction {
   }
 
   /// Runs `body` with a cursor over `database`, closing it afterwards.
+  ///
+  /// Inlined around `_withCursor`, which is not generic in its result (as `Environment.read`).
+  @inlinable
   public func withCursor<R>(_ database: Database, _ body: (inout Cursor) throws -> R) throws -> R {
+    var value: R?
+    try _withCursor(database) { value = try body(&$0) }
+    guard let value else { preconditionFailure("a cursor was closed without running its body") }
+    return value
+  }
+
+  /// `withCursor(_:_:)` for a body that returns nothing.
+  @usableFromInline
+  func _withCursor(_ database: Database, _ body: (inout Cursor) throws -> Void) throws {
     var pointer: OpaquePointer?
     try check(mdb_cursor_open(handle, database.handle, &pointer), "mdb_cursor_open(\(database.name))")
     guard let pointer else {
@@ -58,7 +70,7 @@ extension ReadableTransaction {
     }
     defer { mdb_cursor_close(pointer) }
     var cursor = Cursor(pointer: pointer, database: database)
-    return try body(&cursor)
+    try body(&cursor)
   }
 
   /// Entry count, depth and pages of `database` as this transaction sees it.

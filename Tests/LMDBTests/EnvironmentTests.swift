@@ -103,6 +103,39 @@ private func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Ar
     #expect(try env.read { try $0.statistics(db).entries } == 200)
   }
 
+  /// `read`, `withCursor` and a snapshot's `read` hand back what their bodies return — `nil` of an
+  /// optional result too, which they carry through an optional of their own — and throw what
+  /// their bodies throw.
+  @Test func readsReturnTheirBodysValueNilIncludedAndThrowItsError() throws {
+    let path = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let env = try Environment.open(path: path)
+    let db = try env.write { try env.openDatabase("data", flags: .integerKey, create: true, in: $0) }
+    try env.write { txn in try txn.put(db, 7, bytes(70)) }
+    struct Refused: Error {}
+    let snapshot = try env.makeSnapshot()
+    let seven: (Transaction) throws -> UInt64? = { txn in
+      try txn.withCursor(db) { cursor in try cursor.first().map { $0.value.loadUnaligned(as: UInt64.self) } }
+    }
+    let none: (Transaction) throws -> UInt64? = { txn in
+      try txn.withCursor(db) { cursor -> UInt64? in
+        _ = try cursor.first()
+        return nil
+      }
+    }
+    #expect(try env.read(seven) == 70)
+    #expect(try snapshot.read(seven) == 70)
+    #expect(try env.read(none) == nil)
+    #expect(try snapshot.read(none) == nil)
+    let nested: UInt64?? = try env.read { _ in .some(nil) }
+    #expect(nested == .some(nil))
+    #expect(throws: Refused.self) { try env.read { _ in throw Refused() } }
+    #expect(throws: Refused.self) { try snapshot.read { _ in throw Refused() } }
+    #expect(throws: Refused.self) { try env.read { txn in try txn.withCursor(db) { _ in throw Refused() } } }
+    // A failed read leaves the environment as it was.
+    #expect(try env.read(seven) == 70)
+  }
+
   @Test func readersOnManyThreadsSeeCommittedStatesOnly() throws {
     let path = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }

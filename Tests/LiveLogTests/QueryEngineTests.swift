@@ -36,6 +36,39 @@ import Testing
     #expect(explanation.steps.first?.description.contains("trigrams") == true)
   }
 
+  /// A query run for its rows alone records the plan's steps without their texts (and without
+  /// the estimate of a lookup read on its own, which orders nothing); `explain` runs the same
+  /// plan with them: the same steps, counts and rows.
+  @Test func aRunForItsRowsTakesTheStepsExplainShows() throws {
+    let texts = [
+      "full_name CONTAINS[c] 'anim'", "full_name CONTAINS[c] 'anim' AND language == 'Swift'",
+      "name BEGINSWITH[c] 'react'", "NOT full_name CONTAINS 'a' AND language == 'Go'",
+      "language == 'Go' OR full_name ENDSWITH[c] 'kit'", "stargazers_count BETWEEN {10, 100}",
+      "stargazers_count > 10 SORT(stargazers_count DESC) LIMIT(5)", "forks_count > watchers_count",
+      "language == 'Go' AND stargazers_count > 10 AND NOT full_name CONTAINS 'x'", "TRUEPREDICATE",
+    ]
+    for text in texts {
+      let query = try Query(parsing: text)
+      let explanation = try Self.fixture.store.explain(query)
+      let (rows, steps) = try Self.fixture.store.read { txn, state in
+        guard let collection = state.collection(named: "repositories") else {
+          throw StoreError.unknownCollection(name: "repositories", known: [])
+        }
+        var run = QueryRun(collection: collection, txn: txn)
+        return (try run.rows(for: query), run.steps)
+      }
+      #expect(rows.count == explanation.results, "\(text)")
+      #expect(steps.allSatisfy { $0.description.isEmpty && $0.skipped == nil }, "\(text)")
+      #expect(explanation.steps.allSatisfy { !$0.description.isEmpty }, "\(text)")
+      #expect(!steps.isEmpty, "\(text)")
+      #expect(steps.map(\.actual) == explanation.steps.map(\.actual), "\(text)")
+      #expect(steps.map(\.exact) == explanation.steps.map(\.exact), "\(text)")
+      #expect(steps.map(\.depth) == explanation.steps.map(\.depth), "\(text)")
+    }
+    let alone = try Self.fixture.store.explain(try Query(parsing: "full_name CONTAINS[c] 'anim'"))
+    #expect(alone.steps.first?.estimated != nil)
+  }
+
   /// `explain` labels a step that checks every row it finds as giving candidates even when it
   /// finds none, and an intersection with a part left to the per-row check likewise: "exact"
   /// would say that its rows needed no check because there were none.

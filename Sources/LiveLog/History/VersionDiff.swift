@@ -24,7 +24,7 @@ extension Results {
     return try store.readState { read in
       guard to <= read.current else { throw StoreError.lsnOutOfRange(requested: to, version: read.current) }
       guard let stored = read.catalog.collection(named: collection) else {
-        let empty = Evaluation(rows: .array([]), view: nil, version: from)
+        let empty = ResultsEvaluation(rows: .array([]), view: nil, version: from)
         var late = empty
         late.version = to
         return VersionDiff(
@@ -50,10 +50,10 @@ extension Results {
       return VersionDiff(
         from: with(
           query: query, asOf: from,
-          evaluation: Evaluation(rows: .array(oldRows), view: before.view(of: store), version: from)),
+          evaluation: ResultsEvaluation(rows: .array(oldRows), view: before.view(of: store), version: from)),
         to: with(
           query: query, asOf: to,
-          evaluation: Evaluation(rows: .array(newRows), view: after.view(of: store), version: to)),
+          evaluation: ResultsEvaluation(rows: .array(newRows), view: after.view(of: store), version: to)),
         changeset: changeset)
     }
   }

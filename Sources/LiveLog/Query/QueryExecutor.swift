@@ -33,8 +33,11 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   let collection: StoredCollection
   let txn: Txn
   let indexes: IndexReader<Txn>
-  /// Every step taken, in order, for `explain`.
+  /// Every step taken, in order, for `explain`; described only when `explaining`.
   private(set) var steps: [PlanStep] = []
+  /// Whether the steps are for `explain`: their descriptions, and the estimates of lookups read
+  /// on their own, are made only then (a small query spent a sixth of its time on them).
+  let explaining: Bool
   /// Records read to check the candidates of `NOT` parts.
   private(set) var checked = 0
   /// The positions of the parts of the plan's top `AND` that its intersection applied exactly:
@@ -70,11 +73,26 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// 1.1, 1.8, 3.8 and 8.3 times as many rows, the keys by row 109–112 µs each time.
   static var orderedByRowRatio: Int { 3 }
 
-  /// An executor reading `indexes` (its collection's, in its transaction).
-  init(indexes: IndexReader<Txn>) {
+  /// An executor reading `indexes` (its collection's, in its transaction); `explaining` when its
+  /// steps are to be shown.
+  init(indexes: IndexReader<Txn>, explaining: Bool = false) {
     collection = indexes.collection
     txn = indexes.txn
     self.indexes = indexes
+    self.explaining = explaining
+  }
+
+  /// Records a step and returns its place in `steps`; the texts are made only when `explaining`.
+  @discardableResult
+  private mutating func addStep(
+    depth: Int, _ description: @autoclosure () -> String, estimated: Int? = nil, actual: Int? = nil,
+    exact: Bool, skipped: @autoclosure () -> String? = nil
+  ) -> Int {
+    steps.append(
+      PlanStep(
+        depth: depth, description: explaining ? description() : "", estimated: estimated, actual: actual,
+        exact: exact, skipped: explaining ? skipped() : nil))
+    return steps.count - 1
   }
 
   // MARK: Candidates
@@ -82,27 +100,24 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   mutating func candidates(_ node: PlanNode, depth: Int = 0) throws -> Candidates {
     switch node {
     case .everything:
-      steps.append(PlanStep(depth: depth, description: "every row (TRUEPREDICATE)", actual: nil, exact: true))
+      addStep(depth: depth, "every row (TRUEPREDICATE)", exact: true)
       return .all(exact: true)
     case .nothing(let reason):
-      steps.append(
-        PlanStep(depth: depth, description: "no rows: \(reason)", estimated: 0, actual: 0, exact: true))
+      addStep(depth: depth, "no rows: \(reason)", estimated: 0, actual: 0, exact: true)
       return .exact([])
     case .scan(let reason):
-      steps.append(PlanStep(depth: depth, description: "scan: \(reason)", actual: nil, exact: false))
+      addStep(depth: depth, "scan: \(reason)", exact: false)
       return .all(exact: false)
     case .lookup(let lookup):
       return try read(lookup, estimated: nil, depth: depth)
     case .not(let inner, let predicate):
-      let index = steps.count
-      steps.append(PlanStep(depth: depth, description: "NOT: every row but", actual: nil, exact: true))
+      let index = addStep(depth: depth, "NOT: every row but", exact: true)
       let excluded = try matches(inner, predicate, depth: depth + 1)
       let rows = RowSet.subtracting(try everyRow(), excluded)
       steps[index].actual = rows.count
       return .exact(rows)
     case .or(let parts):
-      let index = steps.count
-      steps.append(PlanStep(depth: depth, description: "OR: union", actual: nil, exact: true))
+      let index = addStep(depth: depth, "OR: union", exact: true)
       var lists: [[Row]] = []
       var sureLists: [[Row]] = []
       var anyUnsure = false
@@ -135,11 +150,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// each subtracting its matches from the candidates (from every row when no other part lists
   /// any).
   private mutating func intersect(_ parts: [PlanNode], depth: Int) throws -> Candidates {
-    let index = steps.count
-    steps.append(
-      PlanStep(
-        depth: depth, description: "AND: intersection, cheapest to read first", actual: nil, exact: true)
-    )
+    let index = addStep(depth: depth, "AND: intersection, cheapest to read first", exact: true)
     // Whether every part was applied exactly; if not, every candidate is checked.
     var exact = true
     var ranked: [(estimate: Int, node: PlanNode, position: Int)] = []
@@ -153,10 +164,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         continue
       case .scan(let reason):
         exact = false
-        steps.append(
-          PlanStep(
-            depth: depth + 1, description: "scan: \(reason)", actual: nil, exact: false,
-            skipped: "checked per row"))
+        addStep(depth: depth + 1, "scan: \(reason)", exact: false, skipped: "checked per row")
       case .lookup(let lookup):
         // A range's estimate steps through its pages, and a comparison of two fields reads every
         // row: they wait until the other parts bound them.
@@ -217,10 +225,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
       if let rows = current, estimate > ratio * max(rows.count, 1) {
         if case .lookup(let lookup) = node, let found = try rowsByRow(lookup, among: rows) {
-          steps.append(
-            PlanStep(
-              depth: depth + 1, description: describe(lookup) + ", by row among \(rows.count) candidates",
-              estimated: estimate, actual: found.count, exact: true))
+          addStep(
+            depth: depth + 1, Self.describe(lookup) + ", by row among \(rows.count) candidates",
+            estimated: estimate, actual: found.count, exact: true)
           appliedExactly(position)
           if !unsure.isEmpty { unsure = RowSet.intersection(unsure, found) }
           current = found
@@ -228,10 +235,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
           continue
         }
         exact = false
-        steps.append(
-          PlanStep(
-            depth: depth + 1, description: describeNode(node), estimated: estimate, actual: nil, exact: false,
-            skipped: "\(estimate) rows against \(rows.count) candidates: checked per row"))
+        addStep(
+          depth: depth + 1, Self.describeNode(node), estimated: estimate, exact: false,
+          skipped: "\(estimate) rows against \(rows.count) candidates: checked per row")
         continue
       }
       let found: Candidates =
@@ -265,14 +271,12 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       let factor = if case .lookup(let lookup) = inner, lookup.isExact { Self.readRatio } else { 1 }
       if let rows = current, estimate > factor * max(rows.count, 1) {
         exact = false
-        steps.append(
-          PlanStep(
-            depth: depth + 1, description: "NOT " + describeNode(inner), estimated: estimate, actual: nil,
-            exact: false, skipped: "\(estimate) rows against \(rows.count) candidates: checked per row"))
+        addStep(
+          depth: depth + 1, "NOT " + Self.describeNode(inner), estimated: estimate, exact: false,
+          skipped: "\(estimate) rows against \(rows.count) candidates: checked per row")
         continue
       }
-      let step = steps.count
-      steps.append(PlanStep(depth: depth + 1, description: "NOT: subtract", actual: nil, exact: true))
+      let step = addStep(depth: depth + 1, "NOT: subtract", exact: true)
       let excluded = try matches(inner, predicate, depth: depth + 2)
       current = RowSet.subtracting(try current ?? everyRow(), excluded)
       if !unsure.isEmpty { unsure = RowSet.subtracting(unsure, excluded) }
@@ -330,13 +334,11 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   private mutating func read(_ lookup: IndexLookup, estimated: Int?, depth: Int, within: [Row]? = nil) throws
     -> Candidates
   {
-    let index = steps.count
     // A range's count comes with its read: an estimate first would step through the same pages.
+    // A lookup read on its own is estimated only for `explain`: nothing else orders it.
     let estimate: Int? =
-      if Self.readsByRow(lookup) { estimated } else { try estimated ?? self.estimate(lookup) }
-    steps.append(
-      PlanStep(
-        depth: depth, description: describe(lookup), estimated: estimate, actual: nil, exact: lookup.isExact))
+      if Self.readsByRow(lookup) || !explaining { estimated } else { try estimated ?? self.estimate(lookup) }
+    let index = addStep(depth: depth, Self.describe(lookup), estimated: estimate, exact: lookup.isExact)
     let found: Candidates
     switch lookup.access {
     case .trigrams(_, let codes):
@@ -369,7 +371,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       } else {
         // Without columns (format 7, read-only) every row is checked against its record.
         steps[index].exact = false
-        steps[index].skipped = "no ordered columns (a store of format 7): checked per row"
+        if explaining { steps[index].skipped = "no ordered columns (a store of format 7): checked per row" }
         found = .all(exact: false)
       }
     }
@@ -454,7 +456,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 
   // MARK: Descriptions
 
-  func describe(_ lookup: IndexLookup) -> String {
+  static func describe(_ lookup: IndexLookup) -> String {
     switch lookup.access {
     case .trigrams(let field, let codes):
       return
@@ -486,19 +488,19 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     }
   }
 
-  private func describeNode(_ node: PlanNode) -> String {
+  private static func describeNode(_ node: PlanNode) -> String {
     switch node {
-    case .lookup(let lookup): describe(lookup)
+    case .lookup(let lookup): Self.describe(lookup)
     case .and: "AND"
     case .or: "OR"
-    case .not(let inner, _): "NOT " + describeNode(inner)
+    case .not(let inner, _): "NOT " + Self.describeNode(inner)
     case .scan(let reason): "scan: \(reason)"
     case .nothing(let reason): "no rows: \(reason)"
     case .everything: "every row"
     }
   }
 
-  private func optionText(_ options: StringOptions) -> String {
+  private static func optionText(_ options: StringOptions) -> String {
     var text = "["
     if options.contains(.caseInsensitive) { text += "c" }
     if options.contains(.diacriticInsensitive) { text += "d" }

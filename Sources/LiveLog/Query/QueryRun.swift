@@ -4,17 +4,20 @@ import LMDB
 struct QueryRun<Txn: ReadableTransaction> {
   let collection: StoredCollection
   let txn: Txn
-  /// The plan's steps, for `explain`.
+  /// The plan's steps, for `explain`: described only when `explaining`.
   private(set) var steps: [PlanStep] = []
+  /// Whether the run is for `explain` (`QueryExecutor.explaining`).
+  let explaining: Bool
   /// Candidates that needed a per-row check, and how many of them matched.
   private(set) var checked = 0
   /// The keys of the rows `rows(for:)` returned, in their order, when the index gave them
   /// (an exact range of covering ordered pages); `nil` otherwise.
   private(set) var integerKeys: [Int64]?
 
-  init(collection: StoredCollection, txn: Txn) {
+  init(collection: StoredCollection, txn: Txn, explaining: Bool = false) {
     self.collection = collection
     self.txn = txn
+    self.explaining = explaining
   }
 
   /// The rows of the query's results, in result order.
@@ -58,7 +61,7 @@ struct QueryRun<Txn: ReadableTransaction> {
     if let rows = try rangeInSortOrder(plan, query, indexes) { return rows }
     // Without a sort, the first `limit` matches in row order are the answer: stop early.
     let earlyLimit = query.sort.isEmpty ? query.limit : nil
-    var executor = QueryExecutor(indexes: indexes)
+    var executor = QueryExecutor(indexes: indexes, explaining: explaining)
     executor.rootLimit = earlyLimit
     let candidates = try executor.candidates(plan)
     steps = executor.steps
@@ -117,7 +120,8 @@ struct QueryRun<Txn: ReadableTransaction> {
     }
     steps = [
       PlanStep(
-        depth: 0, description: "ordered index of \(field.name): \(range), keys from its pages",
+        depth: 0,
+        description: explaining ? "ordered index of \(field.name): \(range), keys from its pages" : "",
         actual: found.rows.count, exact: true)
     ]
     return found
@@ -139,8 +143,9 @@ struct QueryRun<Txn: ReadableTransaction> {
     steps = [
       PlanStep(
         depth: 0,
-        description: "ordered index of \(field.name): \(range), walked in sort order"
-          + (ids == nil ? "" : ", keys from its pages"),
+        description: explaining
+          ? "ordered index of \(field.name): \(range), walked in sort order"
+            + (ids == nil ? "" : ", keys from its pages") : "",
         actual: rows.count, exact: true)
     ]
     return rows

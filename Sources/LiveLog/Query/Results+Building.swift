@@ -22,17 +22,24 @@ extension Store {
   public func results<R: Record>(_ type: R.Type, _ query: Query, asOf lsn: UInt64? = nil) throws -> Results<R>
   {
     let binding = try self.binding(for: type)
-    // The schema the results carry and what they hold, in one read (as `objects` and then
-    // `evaluate` would give them in two).
-    let (schema, evaluation) = try readState { read in
+    let (schema, evaluation) = try evaluation(of: query, in: binding.name, asOf: lsn)
+    return Results(
+      store: self, collection: binding.name, schema: binding.schema(stored: schema), query: query, asOf: lsn,
+      decoding: .typed(binding), evaluation: evaluation)
+  }
+
+  /// What `query` finds in the collection `name` now or as of `lsn`, and the collection's schema
+  /// now (`nil` when the store does not hold it), in one read (as `objects` and then `evaluate`
+  /// would give them in two). Not generic, so that it runs specialized whatever module asks.
+  func evaluation(of query: Query, in name: String, asOf lsn: UInt64?) throws
+    -> (schema: CollectionSchema?, evaluation: ResultsEvaluation)
+  {
+    try readState { read in
       (
-        binding.schema(in: read.catalog),
-        try Results<R>.evaluate(query, of: binding.name, asOf: lsn, read)
+        read.catalog.collection(named: name)?.schema,
+        try ResultsEvaluation.run(query, of: name, asOf: lsn, read)
       )
     }
-    return Results(
-      store: self, collection: binding.name, schema: schema, query: query, asOf: lsn,
-      decoding: .typed(binding), evaluation: evaluation)
   }
 
   /// The results of `query` over the collection `name`, run now.
@@ -50,7 +57,7 @@ extension Store {
       guard let collection = state.collection(named: name) else {
         throw StoreError.unknownCollection(name: name, known: state.all.map(\.name))
       }
-      var run = QueryRun(collection: collection, txn: txn)
+      var run = QueryRun(collection: collection, txn: txn, explaining: true)
       let rows = try run.rows(for: query)
       return QueryExplanation(query: query, steps: run.steps, checked: run.checked, results: rows.count)
     }

@@ -35,25 +35,11 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
   /// The LSN the results are as of, or `nil` for the store's version when they run.
   public let asOf: UInt64?
   let decoding: ElementDecoding<Element>
-  private let state = Mutex<Evaluation?>(nil)
-
-  struct Evaluation: Sendable {
-    var rows: RowList
-    /// The rows' keys, in order, when the index gave them with the rows (`QueryRun.integerKeys`).
-    var integerKeys: [Int64]? = nil
-    /// The collection at the results' version; `nil` when it did not exist then.
-    var view: VersionView?
-    var version: UInt64
-    var error: StoreFailure?
-
-    static func failed(_ error: any Error) -> Evaluation {
-      Evaluation(rows: .array([]), view: nil, version: 0, error: StoreFailure(error))
-    }
-  }
+  private let state = Mutex<ResultsEvaluation?>(nil)
 
   init(
     store: Store, collection: String, schema: CollectionSchema, query: Query, asOf: UInt64? = nil,
-    decoding: ElementDecoding<Element>, evaluation: Evaluation? = nil
+    decoding: ElementDecoding<Element>, evaluation: ResultsEvaluation? = nil
   ) {
     self.store = store
     self.collection = collection
@@ -78,11 +64,11 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
   /// The store's version (last LSN) the results reflect.
   public var version: UInt64 { evaluated.version }
 
-  var evaluated: Evaluation {
+  var evaluated: ResultsEvaluation {
     if let done = state.withLock({ $0 }) { return done }
-    let evaluation: Evaluation
+    let evaluation: ResultsEvaluation
     do {
-      evaluation = try store.readState { try Self.evaluate(query, of: collection, asOf: asOf, $0) }
+      evaluation = try store.evaluation(of: query, in: collection, asOf: asOf).evaluation
     } catch {
       evaluation = .failed(error)
     }
@@ -91,19 +77,6 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
       current = evaluation
       return evaluation
     }
-  }
-
-  /// What `query` finds in the collection `name` as of `asOf` (now when `nil`), in `read`.
-  static func evaluate(_ query: Query, of name: String, asOf: UInt64?, _ read: StateRead) throws -> Evaluation
-  {
-    // The collection as it was then: its schema of then, or nothing before it existed.
-    guard let then = try read.collection(named: name, at: asOf) else {
-      return Evaluation(rows: .array([]), view: nil, version: asOf ?? read.current)
-    }
-    let found = try then.rowsAndKeys(for: query)
-    return Evaluation(
-      rows: .array(found.rows), integerKeys: found.integerKeys, view: then.view(of: read.store),
-      version: then.version)
   }
 
   // MARK: Collection
@@ -135,7 +108,7 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
     return try record(at: position, evaluation)
   }
 
-  private func record(at position: Int, _ evaluation: Evaluation) throws -> Element {
+  private func record(at position: Int, _ evaluation: ResultsEvaluation) throws -> Element {
     guard let view = evaluation.view else {
       throw StoreError.corruptState(reason: "results of \(collection) hold a row but no collection")
     }
@@ -174,7 +147,7 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
   }
 
   /// Results like these with another evaluation (live queries, diffs).
-  func with(query: Query, asOf: UInt64?, evaluation: Evaluation) -> Results {
+  func with(query: Query, asOf: UInt64?, evaluation: ResultsEvaluation) -> Results {
     Results(
       store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: decoding,
       evaluation: evaluation)
@@ -242,12 +215,8 @@ extension Results {
   /// The same results (the same query, version and rows), read as field values: how code that
   /// does not know the record type reads any collection's results.
   public var recordValues: Results<RecordValues> {
-    let evaluation = state.withLock { $0 }
-    return Results<RecordValues>(
+    Results<RecordValues>(
       store: store, collection: collection, schema: schema, query: query, asOf: asOf, decoding: .values,
-      evaluation: evaluation.map {
-        Results<RecordValues>.Evaluation(
-          rows: $0.rows, integerKeys: $0.integerKeys, view: $0.view, version: $0.version, error: $0.error)
-      })
+      evaluation: state.withLock { $0 })
   }
 }

@@ -22,7 +22,13 @@ final class TypedBinding<R: Record>: Sendable {
   /// The schema results of `R` carry: the collection's in `state`, or `R`'s declaration when the
   /// store does not hold it yet.
   func schema(in state: CatalogState) -> CollectionSchema {
-    state.collection(named: name)?.schema ?? R.schema.declaration
+    schema(stored: state.collection(named: name)?.schema)
+  }
+
+  /// The schema results of `R` carry when the collection's is `stored`: it, or `R`'s declaration
+  /// when the store does not hold the collection yet (`nil`).
+  func schema(stored: CollectionSchema?) -> CollectionSchema {
+    stored ?? R.schema.declaration
   }
 
   /// The decoder for the collection's current schema version.
