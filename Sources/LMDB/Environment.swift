@@ -207,7 +207,9 @@ public final class Environment: @unchecked Sendable {
   ///
   /// Inlined around `_read`, which is not generic: a generic function of this module runs
   /// unspecialized in its callers' modules, copying `R` through the runtime's witnesses (a tenth
-  /// of a small query's time).
+  /// of a small query's time). The four lines are written out here, in `Snapshot.read` and in
+  /// `withCursor`: a shared generic helper taking the body as a closure cost a small query 0.3 µs
+  /// of its 4–9 µs.
   @inlinable
   public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
     var value: R?

@@ -39,7 +39,7 @@ struct CollectionVersion {
   /// current version only: see `QueryRun.integerKeys`).
   func rowsAndKeys(for query: Query) throws -> (rows: [Row], integerKeys: [Int64]?) {
     if version == current {
-      var run = QueryRun(collection: collection, txn: records.txn)
+      var run = QueryRun(collection: collection, txn: records.txn, explaining: false)
       let rows = try run.rows(for: query)
       return (rows, run.integerKeys)
     }
@@ -67,7 +67,7 @@ struct CollectionVersion {
     let compiled = CompiledPredicate(query.predicate)
     var rows: [Row] = []
     if history.basedOnCurrent {
-      var run = QueryRun(collection: collection, txn: records.txn)
+      var run = QueryRun(collection: collection, txn: records.txn, explaining: false)
       var current = Query(predicate: query.predicate)
       let touched = history.versions.count + history.absent.count
       if !query.sort.isEmpty, let limit = query.limit, touched <= Self.topKWindow,

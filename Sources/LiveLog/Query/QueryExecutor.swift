@@ -35,8 +35,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   let indexes: IndexReader<Txn>
   /// Every step taken, in order, for `explain`; described only when `explaining`.
   private(set) var steps: [PlanStep] = []
-  /// Whether the steps are for `explain`: their descriptions, and the estimates of lookups read
-  /// on their own, are made only then (a small query spent a sixth of its time on them).
+  /// Whether the steps are for `explain`: their texts are made only then (a small query spent a
+  /// sixth of its time on them and on estimates only `explain` shows, `read(_:estimated:depth:within:)`).
   let explaining: Bool
   /// Records read to check the candidates of `NOT` parts.
   private(set) var checked = 0
@@ -75,7 +75,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 
   /// An executor reading `indexes` (its collection's, in its transaction); `explaining` when its
   /// steps are to be shown.
-  init(indexes: IndexReader<Txn>, explaining: Bool = false) {
+  init(indexes: IndexReader<Txn>, explaining: Bool) {
     collection = indexes.collection
     txn = indexes.txn
     self.indexes = indexes
@@ -335,7 +335,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     -> Candidates
   {
     // A range's count comes with its read: an estimate first would step through the same pages.
-    // A lookup read on its own is estimated only for `explain`: nothing else orders it.
+    // A lookup read on its own is estimated only for `explain`: the count orders nothing and
+    // checks nothing (so a damaged page only the count would read fails `explain` and `verify`,
+    // not the query).
     let estimate: Int? =
       if Self.readsByRow(lookup) || !explaining { estimated } else { try estimated ?? self.estimate(lookup) }
     let index = addStep(depth: depth, Self.describe(lookup), estimated: estimate, exact: lookup.isExact)

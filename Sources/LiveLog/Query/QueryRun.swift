@@ -4,7 +4,7 @@ import LMDB
 struct QueryRun<Txn: ReadableTransaction> {
   let collection: StoredCollection
   let txn: Txn
-  /// The plan's steps, for `explain`: described only when `explaining`.
+  /// The plan's steps, for `explain` (`QueryExecutor.steps`).
   private(set) var steps: [PlanStep] = []
   /// Whether the run is for `explain` (`QueryExecutor.explaining`).
   let explaining: Bool
@@ -14,7 +14,7 @@ struct QueryRun<Txn: ReadableTransaction> {
   /// (an exact range of covering ordered pages); `nil` otherwise.
   private(set) var integerKeys: [Int64]?
 
-  init(collection: StoredCollection, txn: Txn, explaining: Bool = false) {
+  init(collection: StoredCollection, txn: Txn, explaining: Bool) {
     self.collection = collection
     self.txn = txn
     self.explaining = explaining

@@ -22,7 +22,7 @@ extension Store {
   public func results<R: Record>(_ type: R.Type, _ query: Query, asOf lsn: UInt64? = nil) throws -> Results<R>
   {
     let binding = try self.binding(for: type)
-    let (schema, evaluation) = try evaluation(of: query, in: binding.name, asOf: lsn)
+    let (schema, evaluation) = try self.evaluation(of: query, in: binding.name, asOf: lsn)
     return Results(
       store: self, collection: binding.name, schema: binding.schema(stored: schema), query: query, asOf: lsn,
       decoding: .typed(binding), evaluation: evaluation)

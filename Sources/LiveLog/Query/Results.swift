@@ -68,7 +68,7 @@ public final class Results<Element: Sendable>: RandomAccessCollection, Sendable 
     if let done = state.withLock({ $0 }) { return done }
     let evaluation: ResultsEvaluation
     do {
-      evaluation = try store.evaluation(of: query, in: collection, asOf: asOf).evaluation
+      evaluation = try store.readState { try ResultsEvaluation.run(query, of: collection, asOf: asOf, $0) }
     } catch {
       evaluation = .failed(error)
     }

@@ -1,8 +1,9 @@
 /// What running a query found: the rows of `Results`, whatever their element type.
 ///
-/// Not nested in the generic `Results`: a query run through `Store.results(_:_:asOf:)`, called
-/// from an app's module, runs unspecialized, and every copy of a type that depends on the
-/// element went through the runtime's generic witnesses (a fifth of a point query's time).
+/// Not nested in the generic `Results`: `Store.results(_:_:asOf:)` is generic and runs
+/// unspecialized from an app's module, and nested in `Results<Element>` the evaluation depended on
+/// the element, so that every copy of it went through the runtime's witnesses (with the generic
+/// read around it, a fifth of a point query's time).
 struct ResultsEvaluation: Sendable {
   var rows: RowList
   /// The rows' keys, in order, when the index gave them with the rows (`QueryRun.integerKeys`).

@@ -30,7 +30,7 @@ extension CollectionVersion {
       then.append(row)
     }
     then = RowSet.normalized(then)
-    var run = QueryRun(collection: collection, txn: txn)
+    var run = QueryRun(collection: collection, txn: txn, explaining: false)
     let now = try run.rows(for: Query(predicate: query.predicate))
     let same = now.filter { !isRecent($0) && !RowSet.contains(changed, $0) }
     var rows = RowSet.union(same, then)
