@@ -28,15 +28,28 @@ public struct PlanStep: Sendable, Hashable {
   public var skipped: String?
 }
 
+extension PlanStep {
+  /// A step whose texts are made only when `explaining`: a query run for its rows records its
+  /// steps without them (a small query spent a sixth of its time on them and on the estimates
+  /// only `explain` shows, `QueryExecutor.read(_:estimated:depth:within:)`).
+  init(
+    depth: Int, _ description: @autoclosure () -> String, estimated: Int? = nil, actual: Int? = nil,
+    exact: Bool, skipped: @autoclosure () -> String? = nil, explaining: Bool
+  ) {
+    self.init(
+      depth: depth, description: explaining ? description() : "", estimated: estimated, actual: actual,
+      exact: exact, skipped: explaining ? skipped() : nil)
+  }
+}
+
 /// Runs a plan inside one read transaction.
 struct QueryExecutor<Txn: ReadableTransaction> {
   let collection: StoredCollection
   let txn: Txn
   let indexes: IndexReader<Txn>
-  /// Every step taken, in order, for `explain`; described only when `explaining`.
+  /// Every step taken, in order, for `explain`.
   private(set) var steps: [PlanStep] = []
-  /// Whether the steps are for `explain`: their texts are made only then (a small query spent a
-  /// sixth of its time on them and on estimates only `explain` shows, `read(_:estimated:depth:within:)`).
+  /// Whether the steps are for `explain`, with their texts.
   let explaining: Bool
   /// Records read to check the candidates of `NOT` parts.
   private(set) var checked = 0
@@ -82,7 +95,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     self.explaining = explaining
   }
 
-  /// Records a step and returns its place in `steps`; the texts are made only when `explaining`.
+  /// Records a step and returns its place in `steps`.
   @discardableResult
   private mutating func addStep(
     depth: Int, _ description: @autoclosure () -> String, estimated: Int? = nil, actual: Int? = nil,
@@ -90,8 +103,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   ) -> Int {
     steps.append(
       PlanStep(
-        depth: depth, description: explaining ? description() : "", estimated: estimated, actual: actual,
-        exact: exact, skipped: explaining ? skipped() : nil))
+        depth: depth, description(), estimated: estimated, actual: actual, exact: exact, skipped: skipped(),
+        explaining: explaining))
     return steps.count - 1
   }
 

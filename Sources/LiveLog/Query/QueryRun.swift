@@ -120,9 +120,8 @@ struct QueryRun<Txn: ReadableTransaction> {
     }
     steps = [
       PlanStep(
-        depth: 0,
-        description: explaining ? "ordered index of \(field.name): \(range), keys from its pages" : "",
-        actual: found.rows.count, exact: true)
+        depth: 0, "ordered index of \(field.name): \(range), keys from its pages", actual: found.rows.count,
+        exact: true, explaining: explaining)
     ]
     return found
   }
@@ -143,10 +142,9 @@ struct QueryRun<Txn: ReadableTransaction> {
     steps = [
       PlanStep(
         depth: 0,
-        description: explaining
-          ? "ordered index of \(field.name): \(range), walked in sort order"
-            + (ids == nil ? "" : ", keys from its pages") : "",
-        actual: rows.count, exact: true)
+        "ordered index of \(field.name): \(range), walked in sort order"
+          + (ids == nil ? "" : ", keys from its pages"),
+        actual: rows.count, exact: true, explaining: explaining)
     ]
     return rows
   }
