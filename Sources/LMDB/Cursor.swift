@@ -1,7 +1,7 @@
 import CLMDB
 
-/// A key and its value, pointing into the memory map (valid as long as the transaction and
-/// the cursor's position).
+/// A key and its value, pointing into the memory map: valid until the transaction writes or ends,
+/// as LMDB documents, wherever the cursor goes meanwhile.
 public struct Entry {
   public var key: UnsafeRawBufferPointer
   public var value: UnsafeRawBufferPointer

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LiveLog
@@ -71,6 +72,62 @@ import Testing
     }
     let alone = try Self.fixture.store.explain(try Query(parsing: "full_name CONTAINS[c] 'anim'"))
     #expect(alone.steps.first?.estimated != nil)
+  }
+
+  /// `explain` names an ordered range as the query wrote it, and an `AND` of ranges of one field,
+  /// read as one range, by its terms in order until the text passes 120 characters, then an
+  /// ellipsis; an intersection nested in it by hand is one term, written as its own text. Random
+  /// chains of terms, against that rule written out here on its own.
+  @Test func anIntersectedRangeIsNamedByItsTermsInOrder() throws {
+    func rule(_ terms: [String]) -> String {
+      var text = ""
+      for term in terms {
+        if text.isEmpty {
+          text = term
+        } else if text.count < 120 {
+          text += " AND " + term
+        } else if !text.hasSuffix(" …") {
+          text += " …"
+        }
+      }
+      return text
+    }
+    func rangeText(_ predicate: LiveLog.Predicate) -> String? {
+      guard case .lookup(let lookup) = QueryPlanner.plan(predicate),
+        case .ordered(_, _, _, let range) = lookup.access
+      else { return nil }
+      return range.text
+    }
+    var random = SplitMix64(seed: 31)
+    let operators = [">", ">=", "<", "<="]
+    func randomTerms(_ count: Int) -> [String] {
+      // Lower bounds below 0 and upper bounds above 10,000 keep the range from being empty.
+      (0..<count).map { _ in
+        let op = operators[Int.random(in: 0..<operators.count, using: &random)]
+        let value =
+          op.hasPrefix(">")
+          ? -Int.random(in: 1...999_999, using: &random) : Int.random(in: 10_000...999_999, using: &random)
+        return "\(op) \(value)"
+      }
+    }
+    func comparisons(_ terms: [String]) throws -> [LiveLog.Predicate] {
+      try terms.map { try Query(parsing: "stargazers_count " + $0).predicate }
+    }
+    for _ in 0..<60 {
+      let terms = randomTerms(Int.random(in: 1...40, using: &random))
+      let chain = try comparisons(terms)
+      #expect(rangeText(chain.count == 1 ? chain[0] : .and(chain)) == rule(terms), "\(terms)")
+      let inner = randomTerms(Int.random(in: 2...4, using: &random))
+      let nested = LiveLog.Predicate.and(chain + [.and(try comparisons(inner))])
+      #expect(rangeText(nested) == rule(terms + [rule(inner)]), "\(terms) + \(inner)")
+    }
+    #expect(
+      rangeText(try Query(parsing: "stargazers_count BETWEEN {10, 100}").predicate) == "BETWEEN {10, 100}")
+    let explanation = try Self.fixture.store.explain(
+      try Query(parsing: "stargazers_count > 5 AND stargazers_count < 9"))
+    #expect(
+      explanation.steps.first?.description.hasPrefix("ordered index of stargazers_count: > 5 AND < 9") == true
+    )
   }
 
   /// `explain` labels a step that checks every row it finds as giving candidates even when it

@@ -101,6 +101,36 @@ import Testing
     return CollectionSchema(name: stored.name, primaryKey: key, fields: fields)
   }
 
+  /// A schema equals another when their names, fields with their slots, keys and slots used
+  /// are equal, whichever values hold them: one built again from its parts (given in another
+  /// order) equals it, hashes alike and answers alike; random later declarations equal it exactly
+  /// when those parts do.
+  @Test func equalityFollowsTheDeclaredParts() throws {
+    var random = SplitMix64(seed: 29)
+    var different = 0
+    for _ in 0..<1_000 {
+      let stored = try Self.randomStored(&random).validated()
+      let again = CollectionSchema(
+        name: stored.name, primaryKey: stored.primaryKey.name,
+        slotted: stored.fields.shuffled(using: &random),
+        slotCount: stored.slotCount)
+      #expect(again == stored && again.hashValue == stored.hashValue, "\(stored)")
+      #expect(again.description == stored.description)
+      #expect((try? again.validated()) != nil)
+      for slot in -1...(stored.slotCount + 1) {
+        #expect(again.field(atSlot: slot) == stored.field(atSlot: slot))
+      }
+      for field in stored.fields { #expect(again.field(named: field.name) == field) }
+      let other = Self.randomDeclaration(of: stored, &random)
+      let sameParts =
+        other.name == stored.name && other.fields == stored.fields && other.primaryKey == stored.primaryKey
+        && other.slotCount == stored.slotCount
+      #expect((other == stored) == sameParts, "\(stored) → \(other)")
+      if !sameParts { different += 1 }
+    }
+    #expect(different > 0)
+  }
+
   @Test func agreesWithTheRulesOverRandomDeclarations() throws {
     var random = SplitMix64(seed: 17)
     var seen: [Expected: Int] = [:]

@@ -153,18 +153,18 @@ struct IndexReader<Txn: ReadableTransaction> {
           here = Array(slice)
         }
         // Smallest list of this segment first: it bounds the starts.
-        var sized: [(count: Int, index: Int)] = []
+        var sized: [(count: Int, index: Int, parts: [PostingPage.Entry])] = []
         for index in codes.indices {
-          let count = try SegmentLookup.count(
+          let (parts, count) = try SegmentLookup.parts(
             of: IndexKeys.trigramPrefix(codes[index]), kind: .trigram, segment: segment, cursor: &cursor)
-          sized.append((count, index))
+          sized.append((count, index, parts))
           if count == 0 { break }
         }
         guard !sized.contains(where: { $0.count == 0 }) else { continue }
         sized.sort { $0.count < $1.count }
         var starts: [UInt64]?
         var list: [UInt64] = []
-        for (listCount, index) in sized {
+        for (listCount, index, parts) in sized {
           list.removeAll(keepingCapacity: true)
           let offset = UInt32(offsets[index])
           // An anchored pattern's lists are read whole, looking at each row's first position,
@@ -188,21 +188,20 @@ struct IndexReader<Txn: ReadableTransaction> {
             if asked.isBitmap { membership = asked }
           }
           var next = 0
-          try SegmentLookup.forEachPart(
-            of: IndexKeys.trigramPrefix(codes[index]), kind: .trigram, segment: segment, cursor: &cursor
-          ) {
+          for part in parts {
             if readsHeads {
-              try PostingPage.appendAnchoredStarts(of: $0, segment: segment, offset: offset, to: &list)
+              try PostingPage.appendAnchoredStarts(of: part, segment: segment, offset: offset, to: &list)
             } else if let membership {
               try PostingPage.appendStarts(
-                of: $0, segment: segment, offset: offset, anchored: anchored, members: membership, to: &list)
+                of: part, segment: segment, offset: offset, anchored: anchored, members: membership, to: &list
+              )
             } else if let filter {
               try PostingPage.appendStarts(
-                of: $0, segment: segment, offset: offset, anchored: anchored, members: filter, next: &next,
+                of: part, segment: segment, offset: offset, anchored: anchored, members: filter, next: &next,
                 to: &list)
             } else {
               try PostingPage.appendStarts(
-                of: $0, segment: segment, offset: offset, anchored: anchored, to: &list)
+                of: part, segment: segment, offset: offset, anchored: anchored, to: &list)
             }
           }
           starts = starts.map { StartSet.intersection($0, list) } ?? list
@@ -236,10 +235,12 @@ struct IndexReader<Txn: ReadableTransaction> {
   /// 325 µs.
   static var headsReadRatio: Int { 16 }
 
-  /// Rows whose text of `field` a `[d]` fold changes: a `[c]` match of theirs found by
-  /// position must still be checked against the record.
-  func unplainRows(of field: Field) throws -> [Row] {
-    try rows(of: IndexKeys.trigramPrefix(IndexKeys.unplainCode(field: field.position)), kind: .trigram)
+  /// Rows of `members` (ascending) whose text of `field` a `[d]` fold changes: a `[c]` match of
+  /// theirs found by position must still be checked against the record.
+  func unplainRows(of field: Field, within members: [Row]) throws -> [Row] {
+    try rows(
+      of: IndexKeys.trigramPrefix(IndexKeys.unplainCode(field: field.position)), kind: .trigram,
+      within: members)
   }
 }
 

@@ -143,8 +143,13 @@ public struct Query: Hashable, Sendable {
   }
 
   public init(predicate: Predicate = .constant(true), clauses: [QueryClause]) {
+    self.init(predicate: predicate, normalizedClauses: QueryClause.normalized(clauses))
+  }
+
+  /// A query of clauses already normalized (`QueryClause.normalized`), as a query's own are.
+  init(predicate: Predicate, normalizedClauses clauses: [QueryClause]) {
     self.predicate = predicate
-    self.clauses = QueryClause.normalized(clauses)
+    self.clauses = clauses
   }
 
   /// A query sorted by `sort`, then limited to `limit` rows.

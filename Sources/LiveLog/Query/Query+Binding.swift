@@ -15,7 +15,10 @@ extension Query {
           "the predicate nests more than \(Query.maximumRunDepth) levels deep; flatten its ANDs and ORs")
     }
     func resolve(_ field: Field) throws(QueryError) -> Field {
-      guard let stored = schema.field(named: field.name), stored.type == field.type else {
+      // A field parsed against this schema sits at its slot's index, unless slots were retired.
+      guard let stored = schema.field(named: field.name, probablyAt: field.position),
+        stored.type == field.type
+      else {
         throw QueryError(
           kind: .unknownField,
           message: "\(schema.name) has no \(field.type) field '\(field.name)'; "
@@ -72,7 +75,8 @@ extension Query {
       case .limit: clauses.append(clause)
       }
     }
-    return Query(predicate: try bind(predicate), clauses: clauses)
+    // Binding keeps every field's name, so the clauses stay as normalized as they were.
+    return Query(predicate: try bind(predicate), normalizedClauses: clauses)
   }
 }
 
@@ -80,6 +84,10 @@ extension Predicate {
   /// The deepest nesting of NOT, AND and OR, counted without recursion (a predicate built by hand
   /// may nest deeper than the stack allows).
   var nestingDepth: Int {
+    switch self {
+    case .constant, .comparison, .relation: return 1
+    case .not, .and, .or: break
+    }
     var deepest = 0
     var stack: [(Predicate, Int)] = [(self, 1)]
     while let (predicate, depth) = stack.popLast() {

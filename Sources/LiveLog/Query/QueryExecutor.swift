@@ -365,8 +365,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       case .none: found = .rows(rows, unsure: recent)
       case .all: found = .unsure(rows)
       case .unplainRows:
-        let unplain = rows.isEmpty ? [] : try indexes.unplainRows(of: field)
-        found = .rows(rows, unsure: RowSet.union(recent, RowSet.intersection(rows, unplain)))
+        let unplain = rows.isEmpty ? [] : try indexes.unplainRows(of: field, within: rows)
+        found = .rows(rows, unsure: RowSet.union(recent, unplain))
       }
     case .terms(_, let prefixes, _):
       found = .exact(RowSet.union(try prefixes.map { try indexes.rows(of: $0, kind: .term, within: within) }))
@@ -496,7 +496,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       return "equality index of \(field.name): values \(relation) '\(value)'"
         + (options.isEmpty ? "" : " " + optionText(options))
     case .ordered(let field, _, _, let range):
-      return "ordered index of \(field.name): \(range)"
+      return "ordered index of \(field.name): \(range.text)"
     case .columns(let left, let relation, let right):
       return
         "ordered index columns of \(left.name) and \(right.name): \(left.name) \(relation.rawValue) \(right.name)"

@@ -120,7 +120,8 @@ struct QueryRun<Txn: ReadableTransaction> {
     }
     steps = [
       PlanStep(
-        depth: 0, "ordered index of \(field.name): \(range), keys from its pages", actual: found.rows.count,
+        depth: 0, "ordered index of \(field.name): \(range.text), keys from its pages",
+        actual: found.rows.count,
         exact: true, explaining: explaining)
     ]
     return found
@@ -142,7 +143,7 @@ struct QueryRun<Txn: ReadableTransaction> {
     steps = [
       PlanStep(
         depth: 0,
-        "ordered index of \(field.name): \(range), walked in sort order"
+        "ordered index of \(field.name): \(range.text), walked in sort order"
           + (ids == nil ? "" : ", keys from its pages"),
         actual: rows.count, exact: true, explaining: explaining)
     ]

@@ -167,7 +167,10 @@ extension Results where Element: Record {
         return unsafeBitCast(integers, to: [Element.ID].self)
       }
       let rows = evaluation.rows.rows
-      if let integers = try view.read({ try $0.integerKeys(rows) }) {
+      // A read transaction, when the cache holds every row, costs more than the keys' loads. Only
+      // the read notices a store replaced while the results were held (`VersionView.read`); the
+      // cache's keys are those of the rows the query found either way.
+      if let integers = try view.cachedIntegerKeys(rows) ?? view.read({ try $0.integerKeys(rows) }) {
         // The same type (checked above): a reinterpretation, not the element-wise `as?` cast.
         return unsafeBitCast(integers, to: [Element.ID].self)
       }

@@ -7,18 +7,59 @@
 /// keeps its slot forever unused, so every record ever written reads under the current schema.
 public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
   /// The collection's name: letters, digits and `_`, starting with a letter.
-  public let name: String
+  public var name: String { storage.name }
   /// The fields in slot order, the primary key among them.
-  public let fields: [Field]
+  public var fields: [Field] { storage.fields }
   /// The primary key: an `integer` or `string` field every record has.
-  public let primaryKey: Field
+  public var primaryKey: Field { storage.primaryKey }
   /// One past the highest slot ever used, retired slots included.
-  public let slotCount: Int
+  public var slotCount: Int { storage.slotCount }
   /// Field indexes by name and by slot (-1 for a free or retired slot).
-  private let byName: [String: Int]
-  private let bySlot: [Int]
+  private var byName: [String: Int] { storage.byName }
+  private var bySlot: [Int] { storage.bySlot }
   /// What is wrong with the declaration, if anything; `validated()` throws it.
-  private let problem: SchemaError?
+  private var problem: SchemaError? { storage.problem }
+
+  /// The schema's parts, which every copy shares: a schema is copied into each query's run and
+  /// results, and copying seven references took a twentieth of a small query's time.
+  private final class Storage: Sendable {
+    let name: String
+    let fields: [Field]
+    let primaryKey: Field
+    let slotCount: Int
+    let byName: [String: Int]
+    let bySlot: [Int]
+    let problem: SchemaError?
+
+    init(
+      name: String, fields: [Field], primaryKey: Field, slotCount: Int, byName: [String: Int], bySlot: [Int],
+      problem: SchemaError?
+    ) {
+      self.name = name
+      self.fields = fields
+      self.primaryKey = primaryKey
+      self.slotCount = slotCount
+      self.byName = byName
+      self.bySlot = bySlot
+      self.problem = problem
+    }
+  }
+  private let storage: Storage
+
+  /// Equal when the declarations are: the name, the fields with their slots, the key and the
+  /// slots used decide every other part.
+  public static func == (left: CollectionSchema, right: CollectionSchema) -> Bool {
+    left.storage === right.storage
+      || (left.name == right.name && left.fields == right.fields && left.primaryKey == right.primaryKey
+        && left.slotCount == right.slotCount)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(name)
+    hasher.combine(fields)
+    hasher.combine(primaryKey)
+    hasher.combine(slotCount)
+  }
 
   /// The most slots a collection may use: an index key names its field in one byte.
   public static let maximumSlots = 255
@@ -34,8 +75,6 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
   /// Fields that already carry their slots (a stored schema, or an evolved declaration).
   init(name: String, primaryKey keyName: String, slotted: [Field], slotCount: Int? = nil) {
     let sorted = slotted.sorted { $0.position < $1.position }
-    self.name = name
-    fields = sorted
     var names: [String: Int] = [:]
     var problem: SchemaError?
     func fail(_ field: String?, _ message: String) {
@@ -56,15 +95,15 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
         fail(field.name, "slot \(field.position) is out of range")
       }
     }
-    self.slotCount = count
-    byName = names
-    bySlot = slots
     let key = names[keyName].map { sorted[$0] }
-    primaryKey = key ?? Field(position: -1, name: keyName, type: .integer, isOptional: false)
     if problem == nil {
       problem = CollectionSchema.check(name: name, fields: sorted, key: key, keyName: keyName, slots: count)
     }
-    self.problem = problem
+    storage = Storage(
+      name: name, fields: sorted,
+      primaryKey: key ?? Field(position: -1, name: keyName, type: .integer, isOptional: false),
+      slotCount: count,
+      byName: names, bySlot: slots, problem: problem)
   }
 
   /// The field called `name`, or `nil`.

@@ -56,6 +56,13 @@ final class VersionView: Sendable {
       basedOnCurrent: state.basedOnCurrent, base: state.base)
   }
 
+  /// The keys of `rows`, in their order, when the collection's keys are integers and the store's
+  /// row key cache holds every one of them: read without a transaction, since a row keeps its key
+  /// for life (`RowKeyCache`). Else `nil`: `VersionRecords.integerKeys(_:)` reads them.
+  func cachedIntegerKeys(_ rows: [Row]) -> [Int64]? {
+    VersionRecords.cachedIntegerKeys(rows, of: collection, in: rowKeys)
+  }
+
   /// Runs `body` in one short read transaction, with the records of the view's version.
   func read<T>(_ body: (VersionRecords) throws -> T) throws -> T {
     try environment.read { txn in
@@ -124,7 +131,7 @@ struct VersionRecords {
   /// table's blocks (and the recent rows) for rows as they are now, from the log for the others.
   func keys(_ rows: [Row]) throws -> [PrimaryKey] {
     let integerKeys = collection.schema.primaryKey.type == .integer
-    if integerKeys, let keys = rowKeys?.keys(of: collection)?.keys(of: rows) {
+    if let keys = Self.cachedIntegerKeys(rows, of: collection, in: rowKeys) {
       return keys.map(PrimaryKey.integer)
     }
     return try collectKeys(rows, placeholder: .integer(0)) { index, bytes in
@@ -133,12 +140,21 @@ struct VersionRecords {
     }
   }
 
+  /// The keys of `rows` from `cache` alone, when `collection`'s keys are integers and the cache
+  /// holds every one of them; else `nil`.
+  static func cachedIntegerKeys(_ rows: [Row], of collection: StoredCollection, in cache: RowKeyCache?)
+    -> [Int64]?
+  {
+    guard collection.schema.primaryKey.type == .integer else { return nil }
+    return cache?.keys(of: collection)?.keys(of: rows)
+  }
+
   /// `keys(_:)` of a collection whose keys are integers, as the integers (`nil` for string keys):
   /// no `PrimaryKey` in between.
   func integerKeys(_ rows: [Row]) throws -> [Int64]? {
     guard collection.schema.primaryKey.type == .integer else { return nil }
     // Most often the cache holds every row: one pass, no key bytes in between.
-    if let keys = rowKeys?.keys(of: collection)?.keys(of: rows) { return keys }
+    if let keys = Self.cachedIntegerKeys(rows, of: collection, in: rowKeys) { return keys }
     return try collectKeys(rows, placeholder: 0) { _, bytes in bytes.loadUnaligned(as: Int64.self) }
   }
 

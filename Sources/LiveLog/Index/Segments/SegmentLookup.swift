@@ -50,6 +50,22 @@ enum SegmentLookup {
     return count
   }
 
+  /// The parts of the list `key` of `segment` (`forEachPart`) and their rows in all, for a
+  /// caller that counts lists before it reads some of them: finding a list again costs a seek
+  /// and a search of its page. The parts point into the map: they stay valid until the
+  /// transaction writes or ends.
+  static func parts(of key: [UInt8], kind: IndexKind, segment: Row, cursor: inout Cursor) throws
+    -> (parts: [PostingPage.Entry], rowCount: Int)
+  {
+    var parts: [PostingPage.Entry] = []
+    var count = 0
+    try forEachPart(of: key, kind: kind, segment: segment, cursor: &cursor) {
+      parts.append($0)
+      count += $0.rowCount
+    }
+    return (parts, count)
+  }
+
   /// Calls `body` with the ordered entries of field `slot` (key width `width`) in `segment`
   /// from `lower` on, ascending, until it returns false or the field's entries end.
   static func forEachOrdered(
