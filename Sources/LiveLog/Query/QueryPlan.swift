@@ -54,8 +54,8 @@ struct IndexLookup {
 }
 
 /// How a query wrote an ordered range, kept as it came and written out only when `explain` asks:
-/// writing the text while planning took a twentieth of a small range query's time (a star
-/// range's top 20 at 100k records).
+/// in a profile, writing the text while planning took a twentieth of a small range query's time
+/// (a star range's top 20 at 100k records).
 enum RangeText {
   /// `nil`: the rows without a value.
   case null

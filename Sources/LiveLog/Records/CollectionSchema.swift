@@ -21,7 +21,7 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
   private var problem: SchemaError? { storage.problem }
 
   /// The schema's parts, which every copy shares: a schema is copied into each query's run and
-  /// results, and copying seven references took a twentieth of a small query's time.
+  /// results, and in a profile copying seven references took a twentieth of a small query's time.
   private final class Storage: Sendable {
     let name: String
     let fields: [Field]
