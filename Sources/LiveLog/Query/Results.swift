@@ -168,8 +168,8 @@ extension Results where Element: Record {
       }
       let rows = evaluation.rows.rows
       // A read transaction, when the cache holds every row, costs more than the keys' loads. Only
-      // the read notices a store replaced while the results were held (`VersionView.read`); the
-      // cache's keys are those of the rows the query found either way.
+      // the read notices a store replaced while the results were held (`VersionView.read`): keys
+      // the cache holds are taken as they are, as a covered range's keys already were.
       if let integers = try view.cachedIntegerKeys(rows) ?? view.read({ try $0.integerKeys(rows) }) {
         // The same type (checked above): a reinterpretation, not the element-wise `as?` cast.
         return unsafeBitCast(integers, to: [Element.ID].self)

@@ -20,7 +20,7 @@ extension PostingPage {
 
   // The four readers of an entry are kept out of line: inlined into the loop over a list's
   // parts (`IndexReader.rows(containing:field:anchored:within:)`), their row decoding was
-  // not, and a common pattern at 1M records took a twentieth longer ('learning': 4.0 → 4.3 ms).
+  // not, and a common pattern at 1M records took about 7% longer ('learning': 4.0 → 4.3 ms).
 
   /// Appends, for each occurrence of the entry's trigram at a position `p ≥ offset` (only at
   /// `p == offset` when `anchored`), `row << 32 | (p - offset)`: the places a pattern starts at if
