@@ -207,27 +207,6 @@ import Testing
     #expect(accepted > 1_000 && rejected > 1_000, "\(accepted) accepted, \(rejected) rejected")
   }
 
-  /// Decoding some slots gives what decoding them all gives in those slots, and `.null` in the
-  /// others, whatever slots are named (none, all, at random, past the schema's).
-  @Test func decodingSomeSlotsGivesThoseOfTheWholeRecord() throws {
-    let schema = GeneratedCollection.schema
-    var random = SplitMix64(seed: 12)
-    for values in GeneratedCollection.records(count: 300, seed: 12) {
-      let bytes = RecordCodec.encode(values)
-      let whole = try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema) }
-      let masks = [
-        [Bool](repeating: false, count: schema.slotCount),
-        [Bool](repeating: true, count: schema.slotCount + 3),
-        (0..<schema.slotCount).map { _ in random.next() % 2 == 0 }, [true],
-      ]
-      for slots in masks {
-        let some = try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema, slots: slots) }
-        let expected = whole.indices.map { $0 < slots.count && slots[$0] ? whole[$0] : FieldValue.null }
-        #expect(some == expected, "\(slots)")
-      }
-    }
-  }
-
   @Test func validUTF8IsTheStandardLibrarysAcrossTheASCIIFastPath() {
     var random = SplitMix64(seed: 8)
     for _ in 0..<5_000 {

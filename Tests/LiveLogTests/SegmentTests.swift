@@ -211,44 +211,104 @@ import Testing
     }
   }
 
-  /// A segment laid out from records decoded only in the slots `rebuiltIndexes` reads (as a
-  /// replay decodes them) holds the same pages and columns as one laid out from every value: the
-  /// key without an index, which covering pages carry, is read; an unindexed field is not.
-  @Test func segmentsLaidOutFromTheSlotsTheyReadEqualThoseFromEveryValue() throws {
-    let schema = CollectionSchema(
-      name: "notes", primaryKey: "id",
-      fields: Self.schema.fields.map { Field(position: 0, name: $0.name, type: $0.type, indexes: $0.indexes) }
-        + [Field(position: 0, name: "url", type: .string)])
-    let slots = StoredCollection.slotsRead(byRebuiltIndexesOf: schema)
-    #expect(slots == [true, true, true, true, false])
-    var random = SplitMix64(seed: 5)
-    let rows = Array(Row(1)...Row(6_000))
-    let records = rows.map { row in
-      RecordCodec.encode(Self.values(row, &random) + [.string("https://example.com/\(row)")])
+  /// A schema with one of each kind of indexed field, a retired slot (records written before it
+  /// retired still hold a value there), the key in a late slot, and a last field added after
+  /// some records were written (they stop before it).
+  static let mixedSchema = CollectionSchema(
+    name: "mixed", primaryKey: "id",
+    slotted: [
+      Field(position: 0, name: "title", type: .string, indexes: [.substring, .equality]),
+      Field(position: 2, name: "tags", type: .stringList, indexes: .equality),
+      Field(position: 3, name: "when", type: .date, indexes: [.equality, .ordered]),
+      Field(position: 4, name: "score", type: .double, indexes: .ordered),
+      Field(position: 5, name: "flag", type: .bool, indexes: .equality),
+      Field(position: 6, name: "id", type: .integer, isOptional: false),
+      Field(position: 7, name: "url", type: .string),
+      Field(position: 8, name: "added", type: .integer, indexes: [.equality, .ordered]),
+    ], slotCount: 9)
+
+  static func mixedRecord(_ row: Row, _ random: inout SplitMix64) -> [UInt8] {
+    func maybe(_ value: FieldValue) -> FieldValue {
+      Int.random(in: 0..<6, using: &random) == 0 ? .null : value
     }
-    let every = try records.map { bytes in
-      try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema) }
+    func text() -> String {
+      (0..<Int.random(in: 1...3, using: &random)).map { _ in
+        (words + ["nul\u{0}byte", "ÉCOLE", "日本語"]).randomElement(using: &random) ?? "x"
+      }.joined(separator: Bool.random(using: &random) ? " " : "-")
     }
-    let read = try records.map { bytes in
-      try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema, slots: slots) }
+    var values: [FieldValue] = [
+      maybe(.string(text())),
+      .string("retired \(row)"),
+      maybe(.strings((0..<Int.random(in: 0...3, using: &random)).map { _ in text() })),
+      maybe(.date(Timestamp(secondsSince1970: Int64.random(in: -1_000...2_000_000_000, using: &random)))),
+      maybe(.double(Double(Int.random(in: -500...500, using: &random)) / 8)),
+      maybe(.bool(Bool.random(using: &random))),
+      .integer(id(of: row)),
+      maybe(.string("https://example.com/\(row)")),
+      maybe(.integer(Int64.random(in: -20...20, using: &random))),
+    ]
+    // Written before the last field was added.
+    if Bool.random(using: &random) { values.removeLast() }
+    return RecordCodec.encode(values)
+  }
+
+  /// A segment laid out from stored records, read in place (as a replay and an index rebuild lay
+  /// theirs out), holds the same pages and ordered columns as one built from the records'
+  /// decoded values (as a commit builds its own): ASCII and other text, lists, dates, doubles,
+  /// nulls, a retired slot, an unindexed field skipped, an integer key read for the covering
+  /// pages wherever its slot is, and records that stop before a field added later.
+  @Test(arguments: [1, 2, 3] as [UInt64])
+  func segmentsLaidOutFromStoredRecordsEqualThoseFromTheirValues(seed: UInt64) throws {
+    var random = SplitMix64(seed: seed)
+    for schema in [Self.mixedSchema, Self.schema] {
+      let count = Row.random(in: 1...9_000, using: &random)
+      let rows = Array(Row(1)...count)
+      let records =
+        schema == Self.mixedSchema
+        ? rows.map { Self.mixedRecord($0, &random) }
+        : rows.map { RecordCodec.encode(Self.values($0, &random)) }
+      let values = try records.map { bytes in
+        try bytes.withUnsafeBytes { try RecordCodec.decode($0, schema: schema) }
+      }
+      for coversKeys in [false, true] {
+        let parts = try SegmentBuilder.build(schema: schema, rows: rows) { values[$0] }
+        let expectedPages = SegmentBuilder.pages(parts, segment: 1, coversKeys: coversKeys)
+        let fields = OrderedColumns.orderedFields(of: schema)
+        let expectedColumns = rows.indices.map {
+          OrderedColumns.change(row: rows[$0], values: values[$0], fields: fields)
+        }
+        let stored = StoredRecords(records)
+        let laidOut = try StoredCollection.rebuiltIndexes(
+          schema: schema, rows: rows, segment: 1, coversKeys: coversKeys
+        ) { stored[$0] }
+        let label = "\(schema.name), \(count) rows, covering \(coversKeys)"
+        #expect(laidOut.pages.map(\.key) == expectedPages.map(\.key), "\(label)")
+        #expect(laidOut.pages.map(\.value) == expectedPages.map(\.value), "\(label)")
+        func text(_ columns: [OrderedColumns.Change]) -> [String] {
+          columns.map { "\($0.row) \($0.isRemoval) \($0.keys.map { "\($0.slot)=\($0.key)" })" }
+        }
+        #expect(text(laidOut.columns) == text(expectedColumns), "\(label)")
+      }
     }
-    #expect(read.allSatisfy { $0[4] == .null })
-    let fromEvery = try StoredCollection.rebuiltIndexes(
-      schema: schema, rows: rows, segment: 1, coversKeys: true
-    ) {
-      every[$0]
+  }
+
+  /// A stored record that does not decode stops the layout with the collection and the row named.
+  @Test func aRecordThatDoesNotDecodeIsNamedWithItsRow() throws {
+    var random = SplitMix64(seed: 9)
+    let rows = Array(Row(1)...Row(5_000))
+    var records = rows.map { Self.mixedRecord($0, &random) }
+    records[4_321].removeLast(3)
+    let stored = StoredRecords(records)
+    #expect {
+      _ = try StoredCollection.rebuiltIndexes(
+        schema: Self.mixedSchema, rows: rows, segment: 1, coversKeys: true
+      ) {
+        stored[$0]
+      }
+    } throws: { error in
+      guard case StoreError.corruptState(let reason) = error else { return false }
+      return reason.hasPrefix("mixed: record at row 4322: ")
     }
-    let fromRead = try StoredCollection.rebuiltIndexes(
-      schema: schema, rows: rows, segment: 1, coversKeys: true
-    ) {
-      read[$0]
-    }
-    #expect(fromRead.pages.map(\.key) == fromEvery.pages.map(\.key))
-    #expect(fromRead.pages.map(\.value) == fromEvery.pages.map(\.value))
-    func columns(_ indexes: StoredCollection.RebuiltIndexes) -> [String] {
-      indexes.columns.map { "\($0.row) \($0.isRemoval) \($0.keys.map { "\($0.slot)=\($0.key)" })" }
-    }
-    #expect(columns(fromRead) == columns(fromEvery))
   }
 
   /// Segments laid out one after another with buffers handed from each to the next
@@ -262,15 +322,44 @@ import Testing
     for size in [Row(6_000), 300, 5_000, 9_000, 4_200, 50] {
       defer { start += size }
       let rows = Array(start..<(start + size))
-      let values = rows.map { Self.values($0, &random) }
+      let records = StoredRecords(rows.map { RecordCodec.encode(Self.values($0, &random)) })
       let handed = try StoredCollection.rebuiltIndexes(
         schema: Self.schema, rows: rows, segment: start, coversKeys: true, buffers: buffers
-      ) { values[$0] }
+      ) { records[$0] }
       let fresh = try StoredCollection.rebuiltIndexes(
         schema: Self.schema, rows: rows, segment: start, coversKeys: true
-      ) { values[$0] }
+      ) { records[$0] }
       #expect(handed.pages.map(\.key) == fresh.pages.map(\.key), "\(size) rows from \(start)")
       #expect(handed.pages.map(\.value) == fresh.pages.map(\.value), "\(size) rows from \(start)")
     }
+  }
+}
+
+/// Records in one buffer, as a map holds them: pointers into it stay valid while it lives.
+final class StoredRecords: @unchecked Sendable {
+  // @unchecked: the buffer is written once, in `init`, and only read after.
+  private let memory: UnsafeMutableRawBufferPointer
+  private let ranges: [Range<Int>]
+
+  init(_ records: [[UInt8]]) {
+    let memory = UnsafeMutableRawBufferPointer.allocate(
+      byteCount: max(1, records.reduce(0) { $0 + $1.count }), alignment: 8)
+    var ranges: [Range<Int>] = []
+    var end = 0
+    for record in records {
+      record.withUnsafeBytes {
+        UnsafeMutableRawBufferPointer(rebasing: memory[end..<(end + $0.count)]).copyMemory(from: $0)
+      }
+      ranges.append(end..<(end + record.count))
+      end += record.count
+    }
+    self.memory = memory
+    self.ranges = ranges
+  }
+
+  deinit { memory.deallocate() }
+
+  subscript(index: Int) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(memory)[ranges[index]])
   }
 }

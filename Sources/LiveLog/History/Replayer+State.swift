@@ -78,10 +78,7 @@ extension Replayer {
     let source = self.source
     // Handed from each segment's layout to the next's, which run one after another.
     let buffers = SegmentBuffers()
-    // Only the fields the layout reads are decoded; the others (URLs, ids) are skipped rather
-    // than made into strings: the log's copy checked every record whole.
     let schema = collection.schema
-    let slots = StoredCollection.slotsRead(byRebuiltIndexesOf: schema)
     let stopped = StopFlag()
     // A layout that ends takes a place before it starts the next one; a segment's write gives
     // one back. Made with none and given its first: a semaphore freed holding less than it was
@@ -92,16 +89,15 @@ extension Replayer {
       let chunk = Array(survivors[segments[segment].rows])
       let start = segments[segment].start
       return BackgroundWork {
-        // The records are read inside the work's own read: they point into the source's map.
+        // The records are read inside the work's own read, by the build's threads: they point
+        // into the source's map.
         let indexes = try source.readState(snapshot, sourceCatalog) { read in
-          let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
-          let values = try ParallelMap.map(chunk.count) { index in
-            try collection.values(records.value[index], row: UInt64(chunk[index].row), slots: slots)
-          }
+          try read.prepareForRecordsOnEveryCore()
+          let shared = MapShared(read)
           return try StoredCollection.rebuiltIndexes(
             schema: schema, rows: chunk.map(\.row), segment: start, coversKeys: coversKeys,
             buffers: buffers
-          ) { values[$0] }
+          ) { try shared.value.record(at: chunk[$0].lsn) }
         }
         guard segment + 1 < segments.count else { return LaidOutSegment(indexes: indexes, next: nil) }
         room.wait()
@@ -151,21 +147,24 @@ extension Replayer {
     @Sendable func fingerprint(_ segment: Int) -> BackgroundWork<FingerprintedSegment> {
       let chunk = Array(survivors[segments[segment].rows])
       return BackgroundWork {
-        // The records are read inside the work's own read: they point into the source's map.
+        // The records are read inside the work's own read, by the workers: they point into the
+        // source's map.
         let fingerprints = try source.readState(snapshot, sourceCatalog) { read in
-          let records = MapShared(try chunk.map { try read.record(at: $0.lsn) })
+          try read.prepareForRecordsOnEveryCore()
+          let shared = MapShared(read)
           // Each part of the rows summed on its own: fingerprints are sums.
           let parts = try ParallelMap.mapParts(chunk.count, minimum: 1_024) { part in
             var fingerprints = StateContent.IndexFingerprints(base: part.first.map { chunk[$0].row } ?? 0)
             var scratch = StateContent.FingerprintScratch()
             for index in part {
               let row = chunk[index].row
+              let record = try shared.value.record(at: chunk[index].lsn)
               let (sum, count): (UInt64, Int)
               do {
                 (sum, count) = try StateContent.fingerprint(
-                  ofRecord: records.value[index], schema: schema, row: row, &scratch)
+                  ofRecord: record, schema: schema, row: row, &scratch)
               } catch {
-                throw StoreError.corruptState(reason: "\(name): record at row \(row): \(error)")
+                throw StoreError.undecodable(recordAt: row, in: name, error)
               }
               fingerprints.add(sum: sum, entries: count, row: row)
             }

@@ -223,10 +223,9 @@ extension StateContent {
   /// two per ordered value (its entry and its copy in the ordered columns). What
   /// `indexFingerprints` reads for that row, computed without building the index.
   ///
-  /// The record is read in place: text that is all ASCII (most of it) is hashed from its stored
-  /// bytes, without the `String`s decoding the record makes, and fields without an index are
-  /// skipped. What it reads it checks as decoding does (tags, lengths, UTF-8, each value's type);
-  /// a verification has checked every event's record whole besides.
+  /// The record is read in place (`IndexEntries.forEach(inRecord:schema:scratch:into:)`), checked
+  /// as decoding checks what it reads; a verification has checked every event's record whole
+  /// besides.
   static func fingerprint(
     ofRecord bytes: UnsafeRawBufferPointer, schema: CollectionSchema, row: Row,
     _ scratch: inout FingerprintScratch
@@ -239,39 +238,7 @@ extension StateContent {
       sums.giveBack(to: &scratch)
       swap(&term, &scratch.term)
     }
-    var reader = ByteReader(bytes)
-    let stored = try RecordCodec.readHeader(&reader)
-    let fields = schema.fields
-    for slot in 0..<stored {
-      // The field read in place: a copy of it per record and slot cost a verification a few
-      // percent in reference counting.
-      guard let index = schema.fieldIndex(atSlot: slot), !fields[index].indexes.isEmpty else {
-        _ = try RecordCodec.skipValue(&reader)
-        continue
-      }
-      var text = reader
-      if fields[index].type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
-        let utf8 = try text.readLengthPrefixed()
-        if String.isASCII(utf8: utf8) {
-          IndexEntries.forEach(ascii: utf8, field: fields[index], scratch: &term, into: &sums)
-          reader = text
-          continue
-        }
-      }
-      let value = try RecordCodec.readValue(&reader)
-      guard value.fits(fields[index].type) else {
-        throw MalformedBytes(
-          offset: reader.offset, reason: "field \(fields[index].name) holds a value of the wrong type")
-      }
-      IndexEntries.forEach(of: value, field: fields[index], scratch: &term, into: &sums)
-    }
-    guard reader.isAtEnd else {
-      throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
-    }
-    // Fields past the stored slots hold nil, which files entries too.
-    for field in schema.fields where field.position >= stored && !field.indexes.isEmpty {
-      IndexEntries.forEach(of: .null, field: field, scratch: &term, into: &sums)
-    }
+    try IndexEntries.forEach(inRecord: bytes, schema: schema, scratch: &term, into: &sums)
     return sums.total()
   }
 

@@ -66,6 +66,50 @@ struct IndexEntries: Equatable, Sendable {
     }
   }
 
+  /// `forEach(in:fields:scratch:into:)` for the encoded record `bytes` under `schema`, read in
+  /// place: text that is all ASCII (most of it) goes to `sink` from its stored bytes, without the
+  /// `String`s decoding the record makes, and fields without an index are skipped. What it reads
+  /// it checks as decoding does (tags, lengths, UTF-8, each value's type). Fields past the slots
+  /// the record stores hold nil, which files entries too. A verification's fingerprints and a
+  /// replay's segments read records this way.
+  static func forEach(
+    inRecord bytes: UnsafeRawBufferPointer, schema: CollectionSchema, scratch: inout [UInt8],
+    into sink: inout some IndexEntrySink
+  ) throws(MalformedBytes) {
+    var reader = ByteReader(bytes)
+    let stored = try RecordCodec.readHeader(&reader)
+    let fields = schema.fields
+    for slot in 0..<stored {
+      // The field read in place: a copy of it per record and slot cost a verification a few
+      // percent in reference counting.
+      guard let index = schema.fieldIndex(atSlot: slot), !fields[index].indexes.isEmpty else {
+        _ = try RecordCodec.skipValue(&reader)
+        continue
+      }
+      var text = reader
+      if fields[index].type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
+        let utf8 = try text.readLengthPrefixed()
+        if String.isASCII(utf8: utf8) {
+          forEach(ascii: utf8, field: fields[index], scratch: &scratch, into: &sink)
+          reader = text
+          continue
+        }
+      }
+      let value = try RecordCodec.readValue(&reader)
+      guard value.fits(fields[index].type) else {
+        throw MalformedBytes(
+          offset: reader.offset, reason: "field \(fields[index].name) holds a value of the wrong type")
+      }
+      forEach(of: value, field: fields[index], scratch: &scratch, into: &sink)
+    }
+    guard reader.isAtEnd else {
+      throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
+    }
+    for field in fields where field.position >= stored && !field.indexes.isEmpty {
+      forEach(of: .null, field: field, scratch: &scratch, into: &sink)
+    }
+  }
+
   /// `forEach(in:fields:scratch:into:)` for one field whose value is `value`.
   @inline(__always)
   static func forEach(

@@ -63,22 +63,13 @@ enum RecordCodec {
 
   /// Decodes every slot of `schema`, checking each value against its field's type; values of
   /// slots the schema does not hold (retired, or past its end) read as `.null`.
-  ///
-  /// `slots`, when given, names the slots to decode (`true`); the others read as `.null`, their
-  /// values skipped without being built or checked against their fields' types: for a record
-  /// checked whole before (`check`) of which only some fields are wanted, such as those a
-  /// replay indexes.
-  static func decode(
-    _ bytes: UnsafeRawBufferPointer, schema: CollectionSchema, slots: [Bool]? = nil
-  ) throws(MalformedBytes) -> [FieldValue] {
+  static func decode(_ bytes: UnsafeRawBufferPointer, schema: CollectionSchema) throws(MalformedBytes)
+    -> [FieldValue]
+  {
     var reader = ByteReader(bytes)
     let count = try readHeader(&reader)
     var values = [FieldValue](repeating: .null, count: max(schema.slotCount, 0))
     for slot in 0..<count {
-      if let slots, slot >= slots.count || !slots[slot] {
-        _ = try skipValue(&reader)
-        continue
-      }
       let value = try readValue(&reader)
       guard slot < values.count, let field = schema.field(atSlot: slot) else { continue }
       guard value.fits(field.type) else {

@@ -54,6 +54,12 @@ struct StateRead {
     try store.log.record(at: lsn, txn)
   }
 
+  /// Readies this read for `record(at:)` from several threads at once
+  /// (`Transaction.prepareForReadsOnEveryCore`).
+  func prepareForRecordsOnEveryCore() throws {
+    try txn.prepareForReadsOnEveryCore([store.log.database])
+  }
+
   /// The commits after `version`, through the log's end, that touch `collections`.
   func commits(after version: UInt64, collections: Set<String>) throws -> [CommittedBatch] {
     try store.log.commits(after: version, through: current, catalog: catalog, collections: collections, txn)

@@ -124,3 +124,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     }
   }
 }
+
+extension StoreError {
+  /// A stored record of `collection` that does not decode under its schema.
+  static func undecodable(recordAt row: some BinaryInteger, in collection: String, _ error: any Error)
+    -> StoreError
+  {
+    .corruptState(reason: "\(collection): record at row \(row): \(error)")
+  }
+}

@@ -41,34 +41,18 @@ extension StoredCollection {
     var columns: [OrderedColumns.Change]
   }
 
-  /// The slots `rebuiltIndexes` reads of `schema`'s records (`true`): every field with an index,
-  /// and an integer key, which the ordered pages carry. Its `values` may leave the others `.null`.
-  static func slotsRead(byRebuiltIndexesOf schema: CollectionSchema) -> [Bool] {
-    (0..<schema.slotCount).map { slot in
-      guard let field = schema.field(atSlot: slot) else { return false }
-      return !field.indexes.isEmpty
-        || (field.position == schema.primaryKey.position && field.type == .integer)
-    }
-  }
-
   /// The pages of the rebuilt segment that starts at `segment`, holding the index entries of
-  /// `rows` (ascending) whose values are `values(i)`, and their ordered columns. Computed apart
-  /// from any transaction, on every core, so that a replay lays out one segment while it
+  /// `rows` (ascending) whose stored records are `records(i)` (read in place, on the threads of
+  /// the build: pointers into a map, valid for the call), and their ordered columns. Computed
+  /// apart from any transaction, on every core, so that a replay lays out one segment while it
   /// writes the ones before. `buffers`, when given, lends the builds their large buffers and
   /// takes them back (`SegmentBuffers`).
   static func rebuiltIndexes(
     schema: CollectionSchema, rows: [Row], segment: Row, coversKeys: Bool, buffers: SegmentBuffers? = nil,
-    values: @Sendable (Int) throws -> [FieldValue]
+    records: @Sendable (Int) throws -> UnsafeRawBufferPointer
   ) throws -> RebuiltIndexes {
-    var parts = try SegmentBuilder.build(schema: schema, rows: rows, buffers: buffers, values: values)
-    let fields = OrderedColumns.orderedFields(of: schema)
-    // On every core too: on one, it was about a twentieth of a replay's segment layout.
-    let columns =
-      fields.isEmpty
-      ? []
-      : try ParallelMap.map(rows.count) {
-        OrderedColumns.change(row: rows[$0], values: try values($0), fields: fields)
-      }
+    var parts = try SegmentBuilder.build(schema: schema, rows: rows, buffers: buffers, records: records)
+    let columns = SegmentBuilder.columnChanges(of: parts)
     let pages = SegmentBuilder.pages(parts, segment: segment, coversKeys: coversKeys)
     if let buffers {
       for index in parts.indices { parts[index].giveBack(to: buffers) }
@@ -193,13 +177,13 @@ extension StoredCollection {
     let buffers = SegmentBuffers()
     for (range, segment) in Self.rebuiltSegments(of: rows.map(\.row)) {
       let chunk = rows[range]
-      let values = try chunk.map { row in
-        try self.values(try record(at: UInt64(row.row), lsn: row.lsn, txn), row: UInt64(row.row))
-      }
+      // Read before the build, which reads them on every core: nothing writes until it ends.
+      let records = MapShared(
+        try chunk.map { row in try record(at: UInt64(row.row), lsn: row.lsn, txn) })
       let rebuilt = try Self.rebuiltIndexes(
         schema: schema, rows: chunk.map(\.row), segment: segment, coversKeys: directory.coversKeys,
         buffers: buffers
-      ) { values[$0] }
+      ) { records.value[$0] }
       for (key, value) in rebuilt.pages {
         try txn.put(databases.index, key, value, flags: .append)
       }

@@ -219,13 +219,12 @@ final class StoredCollection: Sendable {
     try SegmentDirectory.read(name, meta: meta, txn)
   }
 
-  /// The fields (by slot) of the record at `row`, decoded under the current schema; only those
-  /// `slots` names, when given (`RecordCodec.decode(_:schema:slots:)`).
-  func values(_ bytes: UnsafeRawBufferPointer, row: UInt64, slots: [Bool]? = nil) throws -> [FieldValue] {
+  /// The fields (by slot) of the record at `row`, decoded under the current schema.
+  func values(_ bytes: UnsafeRawBufferPointer, row: UInt64) throws -> [FieldValue] {
     do {
-      return try RecordCodec.decode(bytes, schema: schema, slots: slots)
+      return try RecordCodec.decode(bytes, schema: schema)
     } catch {
-      throw StoreError.corruptState(reason: "\(name): record at row \(row): \(error)")
+      throw StoreError.undecodable(recordAt: row, in: name, error)
     }
   }
 
@@ -237,7 +236,7 @@ final class StoredCollection: Sendable {
     do {
       return IndexEntries(try RecordCodec.decode(record, schema: schema), schema: schema)
     } catch {
-      throw StoreError.corruptState(reason: "\(name): record at row \(row): \(error)")
+      throw StoreError.undecodable(recordAt: row, in: name, error)
     }
   }
 

@@ -9,11 +9,14 @@
 /// is split between two builders that work at once (`build`), whose sorted parts are merged when
 /// the pages are written, in lanes on every core (`pages`).
 struct SegmentBuilder: Sendable {
+  private let schema: CollectionSchema
   private let substring: [Int]
   private let equality: [Field]
   private let orderedFields: [(slot: UInt8, width: Int, type: FieldType)]
   /// The slot of the primary key when it is an integer: the ids covering pages carry.
   private let integerKeySlot: Int?
+  /// Each slot's place in `orderedFields` (-1: none), for entries that name their field.
+  private let orderedPlaces: [Int]
 
   /// Each trigram posting as `code << 32 | low`: packed, `low` is the row's offset from `base`
   /// (17 bits) and the position (15 bits), so that sorting the keys alone lays every posting out
@@ -36,6 +39,7 @@ struct SegmentBuilder: Sendable {
   init(schema: CollectionSchema, buffers: SegmentBuffers? = nil) {
     trigramKeys = buffers?.take() ?? []
     trigramKeys.removeAll(keepingCapacity: true)
+    self.schema = schema
     substring = schema.fields.filter { $0.indexes.contains(.substring) }.map(\.position)
     equality = schema.fields.filter { $0.indexes.contains(.equality) }
     orderedFields = schema.fields.filter { $0.indexes.contains(.ordered) }.map {
@@ -43,6 +47,9 @@ struct SegmentBuilder: Sendable {
     }
     ordered = Array(repeating: [], count: orderedFields.count)
     integerKeySlot = schema.primaryKey.type == .integer ? schema.primaryKey.position : nil
+    var places = [Int](repeating: -1, count: 256)
+    for (place, field) in orderedFields.enumerated() { places[Int(field.slot)] = place }
+    orderedPlaces = places
   }
 
   var isEmpty: Bool { rowCount == 0 }
@@ -66,6 +73,63 @@ struct SegmentBuilder: Sendable {
       let value = Int(field.slot) < values.count ? values[Int(field.slot)] : .null
       ordered[index].append((OrderedKey(value, type: field.type), row, id))
     }
+  }
+
+  /// Adds the entries of `row`, whose stored record (under the builder's schema) is `bytes`, read
+  /// in place (`IndexEntries.forEach(inRecord:schema:scratch:into:)`); rows come in ascending
+  /// order. A replay's segment was built from decoded values before: decoding its records took
+  /// about a fifth of its layout, and reading each one's ordered values for the columns again
+  /// another twentieth (`columnChanges(of:)` takes them from the builders now).
+  mutating func add(row: Row, record bytes: UnsafeRawBufferPointer) throws(MalformedBytes) {
+    var id: Int64 = 0
+    if let slot = integerKeySlot, case .integer(let key) = try RecordCodec.value(atSlot: slot, in: bytes) {
+      id = key
+    }
+    rowCount += 1
+    // Taken out, so that the sink's pointer to the builder is the only access to it meanwhile.
+    var scratch: [UInt8] = []
+    swap(&scratch, &self.scratch)
+    defer { swap(&scratch, &self.scratch) }
+    let schema = self.schema
+    try withUnsafeMutablePointer(to: &self) { builder throws(MalformedBytes) in
+      var sink = RecordSink(builder: builder, row: row, id: id)
+      try IndexEntries.forEach(inRecord: bytes, schema: schema, scratch: &scratch, into: &sink)
+    }
+  }
+
+  /// Files the entries `IndexEntries.forEach` lists for one row in its builder.
+  private struct RecordSink: IndexEntrySink {
+    let builder: UnsafeMutablePointer<SegmentBuilder>
+    let row: Row
+    let id: Int64
+
+    mutating func trigram(_ posting: UInt64) { builder.pointee.addTrigram(posting, row: row) }
+
+    mutating func term(_ prefix: UnsafeRawBufferPointer) { builder.pointee.terms.add(prefix, row: row) }
+
+    mutating func ordered(_ entry: OrderedEntry) {
+      let place = builder.pointee.orderedPlaces[Int(entry.field)]
+      builder.pointee.ordered[place].append((entry.key, row, id))
+    }
+  }
+
+  /// The ordered columns' changes of the rows of `parts` (as `build` returns them), in row order:
+  /// each row has one value per ordered field, in the order of the schema's fields, as
+  /// `OrderedColumns.change(row:values:fields:)` makes them.
+  static func columnChanges(of parts: [SegmentBuilder]) -> [OrderedColumns.Change] {
+    var changes: [OrderedColumns.Change] = []
+    changes.reserveCapacity(parts.reduce(0) { $0 + $1.rowCount })
+    for part in parts {
+      guard let first = part.ordered.first else { continue }
+      for index in first.indices {
+        changes.append(
+          OrderedColumns.Change(
+            row: first[index].1,
+            keys: part.orderedFields.indices.map { (part.orderedFields[$0].slot, part.ordered[$0][index].0) })
+        )
+      }
+    }
+    return changes
   }
 
   /// Files one posting, `code << 32 | position`, of `row`.
@@ -115,16 +179,41 @@ struct SegmentBuilder: Sendable {
     schema: CollectionSchema, rows: [Row], buffers: SegmentBuffers? = nil,
     values: @Sendable (Int) throws -> [FieldValue]
   ) throws -> [SegmentBuilder] {
+    try build(schema: schema, rows: rows, buffers: buffers) { builder, index in
+      builder.add(row: rows[index], values: try values(index))
+    }
+  }
+
+  /// `build(schema:rows:buffers:values:)` of stored records: `records(i)` gives the bytes of
+  /// `rows[i]`'s record (`add(row:record:)`); a record that does not decode under `schema` is a
+  /// corrupt state, named with its row.
+  static func build(
+    schema: CollectionSchema, rows: [Row], buffers: SegmentBuffers? = nil,
+    records: @Sendable (Int) throws -> UnsafeRawBufferPointer
+  ) throws -> [SegmentBuilder] {
+    try build(schema: schema, rows: rows, buffers: buffers) { builder, index in
+      let bytes = try records(index)
+      do {
+        try builder.add(row: rows[index], record: bytes)
+      } catch {
+        throw StoreError.undecodable(recordAt: rows[index], in: schema.name, error)
+      }
+    }
+  }
+
+  private static func build(
+    schema: CollectionSchema, rows: [Row], buffers: SegmentBuffers?,
+    adding add: @Sendable (inout SegmentBuilder, Int) throws -> Void
+  ) throws -> [SegmentBuilder] {
     let halves = rows.count >= 4_096 ? 2 : 1
-    let built = try ParallelMap.map(halves, minimumPerWorker: 1) { half in
+    return try ParallelMap.map(halves, minimumPerWorker: 1) { half in
       var builder = SegmentBuilder(schema: schema, buffers: buffers)
       for index in (rows.count * half / halves)..<(rows.count * (half + 1) / halves) {
-        builder.add(row: rows[index], values: try values(index))
+        try add(&builder, index)
       }
       builder.sortTrigrams(buffers: buffers)
       return builder
     }
-    return built
   }
 
   /// Gives the builder's trigram buffers back to `buffers` for the next build, leaving it empty
