@@ -41,13 +41,19 @@ struct PostingPageWriter {
 
   /// Adds a list, filling the current page and going on into new ones as parts.
   mutating func add(key: [UInt8], _ source: PostingListSource) {
+    key.withUnsafeBytes { add(key: $0, source) }
+  }
+
+  /// `add(key:_:)` with the key lent rather than in an array: the lists of a segment are many
+  /// and mostly short, and an array per key cost an allocation each.
+  mutating func add(key: UnsafeRawBufferPointer, _ source: PostingListSource) {
     var start = 0
     let count = source.rows.count
     while start < count {
       // A sliver of room would make a part that is mostly header.
       if !offsets.isEmpty && PostingPage.capacity - pageSize < 64 { flush() }
       let room = PostingPage.capacity - pageSize - 2
-      let taken = encode(key: key, source, from: start, room: room, atLeastOne: offsets.isEmpty)
+      let taken = encode(keyCount: key.count, source, from: start, room: room, atLeastOne: offsets.isEmpty)
       guard taken > 0 else {
         flush()
         continue
@@ -61,7 +67,7 @@ struct PostingPageWriter {
   /// Adds a part already encoded — rows against this writer's segment start — as it is: how a
   /// merge copies lists without decoding them.
   mutating func addPart(
-    key: [UInt8], firstRow: Row, rowCount: Int, rows: UnsafeRawBufferPointer,
+    key: UnsafeRawBufferPointer, firstRow: Row, rowCount: Int, rows: UnsafeRawBufferPointer,
     positions: UnsafeRawBufferPointer
   ) {
     Self.fill(&rowBytes, with: rows)
@@ -94,7 +100,7 @@ struct PostingPageWriter {
   /// once rather than its length for every part. The largest run that fits is then found from
   /// each row's end, through pointers.
   private mutating func encode(
-    key: [UInt8], _ source: PostingListSource, from start: Int, room: Int, atLeastOne: Bool
+    keyCount: Int, _ source: PostingListSource, from start: Int, room: Int, atLeastOne: Bool
   ) -> Int {
     let positional = self.positional
     let end = start + min(source.rows.count - start, max(positional ? room / 2 : room, 1))
@@ -130,7 +136,6 @@ struct PostingPageWriter {
     // The entry of the first `taken` rows grows with `taken`: find the most that fit. Read
     // through a pointer, with nothing of `self`: a closure over `self` copied the whole writer
     // (and retained each of its arrays) on every step of the search.
-    let keyCount = key.count
     var low = 0
     var high = rows
     rowEnds.withUnsafeBufferPointer { ends in
@@ -158,9 +163,10 @@ struct PostingPageWriter {
       + (positional ? PageBytes.varintSize(UInt64(positionLength)) : 0)
   }
 
-  private mutating func append(key: [UInt8], firstRow row: Row, rowCount: Int) {
+  private mutating func append(key: UnsafeRawBufferPointer, firstRow row: Row, rowCount: Int) {
     if offsets.isEmpty {
-      firstKey = key
+      firstKey.removeAll(keepingCapacity: true)
+      firstKey.append(contentsOf: key)
       firstRow = row
     }
     offsets.append(entries.count)
@@ -169,8 +175,14 @@ struct PostingPageWriter {
     PageBytes.appendVarint(UInt64(rowCount), to: &entries)
     PageBytes.appendVarint(UInt64(rowLength), to: &entries)
     if positional { PageBytes.appendVarint(UInt64(positionLength), to: &entries) }
-    entries.append(contentsOf: rowBytes[0..<rowLength])
-    entries.append(contentsOf: positionBytes[0..<positionLength])
+    // Through pointers: a slice of each buffer retained and released it, for every entry.
+    let (rowLength, positionLength) = (self.rowLength, self.positionLength)
+    rowBytes.withUnsafeBytes {
+      entries.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<rowLength]))
+    }
+    positionBytes.withUnsafeBytes {
+      entries.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<positionLength]))
+    }
   }
 
   /// Closes the current page.

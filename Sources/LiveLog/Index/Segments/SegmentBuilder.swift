@@ -461,11 +461,12 @@ struct SegmentBuilder: Sendable {
 
     mutating func write(code: UInt64, to writer: inout PostingPageWriter) {
       bounds.append(positions.count)
-      let key = IndexKeys.trigramPrefix(UInt32(truncatingIfNeeded: code))
-      rows.withUnsafeBufferPointer { r in
-        bounds.withUnsafeBufferPointer { b in
-          positions.withUnsafeBufferPointer { p in
-            writer.add(key: key, PostingListSource(rows: r, bounds: b, positions: p))
+      IndexKeys.withTrigramPrefix(UInt32(truncatingIfNeeded: code)) { key in
+        rows.withUnsafeBufferPointer { r in
+          bounds.withUnsafeBufferPointer { b in
+            positions.withUnsafeBufferPointer { p in
+              writer.add(key: key, PostingListSource(rows: r, bounds: b, positions: p))
+            }
           }
         }
       }
@@ -475,38 +476,34 @@ struct SegmentBuilder: Sendable {
   private static func writeTerms(
     _ parts: [SegmentBuilder], segment: Row, into pages: inout [(key: [UInt8], value: [UInt8])]
   ) {
+    precondition(parts.count <= 2, "a segment is built from at most two parts")
     var writer = PostingPageWriter(segment: segment, kind: .term)
-    let orders = parts.map { $0.terms.sortedIDs() }
-    var cursors = [Int](repeating: 0, count: parts.count)
+    // Both parts' tables held once, as `writeTrigrams` holds their keys: read through the array
+    // of builders, a table was copied (and each of its arrays retained) at every step.
+    let a = parts.first?.terms ?? TermTable()
+    let b = parts.count > 1 ? parts[1].terms : TermTable()
+    let orderA = a.sortedIDs()
+    let orderB = b.sortedIDs()
+    var i = 0
+    var j = 0
     var rows: [Row] = []
-    while true {
-      // The part whose next term is smallest; then every part's run of that term, in order.
-      var best: Int?
-      for index in parts.indices where cursors[index] < orders[index].count {
-        if let current = best,
-          TermTable.compare(
-            parts[index].terms, orders[index][cursors[index]], parts[current].terms,
-            orders[current][cursors[current]]
-          ) >= 0
-        {
-          continue
-        }
-        best = index
-      }
-      guard let first = best else { break }
-      let firstID = orders[first][cursors[first]]
-      let key = parts[first].terms.bytes(of: firstID)
+    while i < orderA.count || j < orderB.count {
+      // The smaller next term, or both parts' when they are one term: the first part's rows
+      // come first, as its rows do.
+      let order =
+        i == orderA.count ? 1 : j == orderB.count ? -1 : TermTable.compare(a, orderA[i], b, orderB[j])
       rows.removeAll(keepingCapacity: true)
-      for index in parts.indices where cursors[index] < orders[index].count {
-        let id = orders[index][cursors[index]]
-        guard index == first || TermTable.compare(parts[index].terms, id, parts[first].terms, firstID) == 0
-        else {
-          continue
+      if order <= 0 { rows.append(contentsOf: a.rows[orderA[i]]) }
+      if order >= 0 { rows.append(contentsOf: b.rows[orderB[j]]) }
+      rows.withUnsafeBufferPointer { rows in
+        if order <= 0 {
+          a.withBytes(of: orderA[i]) { writer.add(key: $0, PostingListSource(rows: rows)) }
+        } else {
+          b.withBytes(of: orderB[j]) { writer.add(key: $0, PostingListSource(rows: rows)) }
         }
-        rows.append(contentsOf: parts[index].terms.rows[id])
-        cursors[index] += 1
       }
-      rows.withUnsafeBufferPointer { writer.add(key: key, PostingListSource(rows: $0)) }
+      if order <= 0 { i += 1 }
+      if order >= 0 { j += 1 }
       if writer.hasPages { pages.append(contentsOf: writer.takePages()) }
     }
     writer.flush()
@@ -586,7 +583,10 @@ struct TermTable {
     starts[id]..<(id + 1 < starts.count ? starts[id + 1] : arena.count)
   }
 
-  func bytes(of id: Int) -> [UInt8] { Array(arena[range(of: id)]) }
+  /// The bytes of term `id`, lent to `body`.
+  func withBytes<Result>(of id: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    arena.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range(of: id)])) }
+  }
 
   /// The order of term `a` of `x` and term `b` of `y`, bytewise.
   static func compare(_ x: TermTable, _ a: Int, _ y: TermTable, _ b: Int) -> Int {
@@ -599,14 +599,26 @@ struct TermTable {
     }
   }
 
-  /// Term ids in the order of their bytes.
+  /// Term ids in the order of their bytes. Each is sorted by its first eight bytes as one
+  /// big-endian word (zeros past a short term's end, which sort it before the longer ones it
+  /// begins) and by its whole bytes only where those are equal: comparing bytes was most of the
+  /// time a segment's terms took to lay out.
   func sortedIDs() -> [Int] {
     arena.withUnsafeBytes { raw in
-      starts.indices.sorted { a, b in
-        ByteOrder.compare(
-          UnsafeRawBufferPointer(rebasing: raw[range(of: a)]),
-          UnsafeRawBufferPointer(rebasing: raw[range(of: b)])) < 0
+      var keyed = starts.indices.map { id -> (prefix: UInt64, id: Int) in
+        var prefix: UInt64 = 0
+        for (index, byte) in raw[range(of: id)].prefix(8).enumerated() {
+          prefix |= UInt64(byte) << (56 - 8 * UInt64(index))
+        }
+        return (prefix, id)
       }
+      keyed.sort { x, y in
+        if x.prefix != y.prefix { return x.prefix < y.prefix }
+        return ByteOrder.compare(
+          UnsafeRawBufferPointer(rebasing: raw[range(of: x.id)]),
+          UnsafeRawBufferPointer(rebasing: raw[range(of: y.id)])) < 0
+      }
+      return keyed.map(\.id)
     }
   }
 }

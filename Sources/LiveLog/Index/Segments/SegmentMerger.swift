@@ -228,10 +228,16 @@ struct SegmentMerger {
   private static func add(
     _ part: Part, to writer: inout PostingPageWriter, pending: inout Pending, start: Row, positional: Bool
   ) throws {
-    let key = Array(part.key)
-    if !pending.rows.isEmpty && pending.key != key { pending.flush(into: &writer, positional: positional) }
+    let key = part.key
+    // Compared and kept without an array per part: most lists of a merge are short.
+    if !pending.rows.isEmpty && pending.key.withUnsafeBytes({ ByteOrder.compare($0, key) }) != 0 {
+      pending.flush(into: &writer, positional: positional)
+    }
     if part.entry.rows.count + part.entry.positions.count < Self.smallPart {
-      pending.key = key
+      if pending.rows.isEmpty {
+        pending.key.removeAll(keepingCapacity: true)
+        pending.key.append(contentsOf: key)
+      }
       try PostingPage.decode(
         part.entry, segment: part.segment, positional: positional, rows: &pending.rows,
         bounds: &pending.bounds,

@@ -1,0 +1,28 @@
+import Testing
+import TestSupport
+
+@testable import LiveLog
+
+/// A segment's equality terms, interned, come out in the order of their bytes, which the lookups'
+/// binary searches rely on: against the standard library's lexicographic order of the same bytes.
+@Suite struct TermTableTests {
+  @Test func termsComeOutInTheOrderOfTheirBytes() {
+    var random = SplitMix64(seed: 31)
+    for round in 0..<200 {
+      var table = TermTable()
+      var terms: [[UInt8]] = []
+      // Short alphabets and shared stems, so that many terms agree on their first eight bytes,
+      // end inside them, or differ only by trailing zeros.
+      let stem = (0..<Int(random.next() % 12)).map { _ in UInt8(random.next() % 3) }
+      for _ in 0..<Int(1 + random.next() % 300) {
+        let tail = (0..<Int(random.next() % 14)).map { _ in UInt8(random.next() % 4) * 85 }
+        let term = Array(stem.prefix(Int(random.next() % UInt64(stem.count + 1)))) + tail
+        terms.append(term)
+        term.withUnsafeBytes { table.add($0, row: Row(round)) }
+      }
+      let distinct = Array(Set(terms)).sorted { $0.lexicographicallyPrecedes($1) }
+      let sorted = table.sortedIDs().map { id in table.withBytes(of: id) { Array($0) } }
+      #expect(sorted == distinct, "round \(round)")
+    }
+  }
+}
