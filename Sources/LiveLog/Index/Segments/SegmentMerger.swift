@@ -5,7 +5,7 @@ import LMDB
 /// result is the first's parts followed by the next ones': parts are copied as they are stored,
 /// but for the first row of each of the later segments' parts, written again against the new
 /// start.
-/// Small parts of one list are joined into one (decoded and encoded again), so that a list merged
+/// Small parts of one list are joined into one, by their bytes (`Pending`), so that a list merged
 /// many times does not become a chain of tiny parts. Ordered entries merge as two sorted runs.
 ///
 /// The merged pages are laid out in lanes, on every core: the trigram lists cut by key into
@@ -148,7 +148,7 @@ struct SegmentMerger {
       try add(part, to: &writer, pending: &pending, start: first, positional: positional)
       if writer.hasPages { pages.append(contentsOf: writer.takePages()) }
     }
-    pending.flush(into: &writer, positional: positional)
+    pending.flush(into: &writer)
     writer.flush()
     pages.append(contentsOf: writer.takePages())
     return pages
@@ -205,20 +205,74 @@ struct SegmentMerger {
     return result
   }
 
-  /// Small parts of one list, decoded, waiting to be written as one.
+  /// Small parts of one list, joined by their bytes, waiting to be written as one part: each
+  /// part's rows go on from the last row of the part before (only its first step is written
+  /// again), its positions as stored (each row's end themselves). Decoding the parts into rows
+  /// and positions and encoding them again was about a third of a bulk ingest's merging.
   struct Pending {
     var key: [UInt8] = []
-    var rows: [Row] = []
-    var bounds: [Int] = [0]
-    var positions: [UInt32] = []
+    var firstRow: Row = 0
+    var lastRow: Row = 0
+    var rowCount = 0
+    var rows: [UInt8] = []
+    var positions: [UInt8] = []
 
-    mutating func flush(into writer: inout PostingPageWriter, positional: Bool) {
-      guard !rows.isEmpty else { return }
-      SegmentMerger.write(
-        key: key, rows: rows, bounds: bounds, positions: positions, positional: positional, to: &writer)
+    var isEmpty: Bool { rowCount == 0 }
+    var byteCount: Int { rows.count + positions.count }
+
+    /// Joins `part` (of `key`, past the rows joined so far) to the pending rows of the merged
+    /// segment starting at `start`; its rows are checked as a decoding checks them (ascending,
+    /// within 2^32, as many as its count says), its positions only for their number of rows, as a
+    /// part copied whole is not checked at all.
+    mutating func join(_ part: Part, start: Row, positional: Bool) throws {
+      var reader = PageReader(part.entry.rows, at: 0)
+      var row = UInt64(part.segment) + (try reader.varint())
+      let rest = reader.offset
+      guard row >= UInt64(isEmpty ? start : lastRow + 1), row <= UInt64(Row.max) else {
+        throw PageDamage("a posting part starts at row \(row), before the rows ahead of it")
+      }
+      let first = Row(row)
+      var count = 1
+      while !reader.isAtEnd {
+        let step = try reader.varint()
+        guard step > 0 else { throw PageDamage("a posting list repeats a row") }
+        row += step
+        guard row <= UInt64(Row.max) else { throw PageDamage("a posting row past 2^32") }
+        count += 1
+      }
+      guard count == part.entry.rowCount else {
+        throw PageDamage("a posting part holds \(count) rows, not the \(part.entry.rowCount) it says")
+      }
+      if positional {
+        // A byte below 0x80 ends a row's positions.
+        let ends = part.entry.positions.reduce(0) { $0 + ($1 < 0x80 ? 1 : 0) }
+        guard ends == count, part.entry.positions.last.map({ $0 < 0x80 }) ?? false else {
+          throw PageDamage("a posting part's positions hold \(ends) rows, not \(count)")
+        }
+      }
+      if isEmpty {
+        firstRow = first
+        PageBytes.appendVarint(UInt64(first - start), to: &rows)
+      } else {
+        PageBytes.appendVarint(UInt64(first - lastRow), to: &rows)
+      }
+      rows.append(contentsOf: UnsafeRawBufferPointer(rebasing: part.entry.rows[rest...]))
+      positions.append(contentsOf: part.entry.positions)
+      lastRow = Row(row)
+      rowCount += count
+    }
+
+    mutating func flush(into writer: inout PostingPageWriter) {
+      guard !isEmpty else { return }
+      key.withUnsafeBytes { key in
+        rows.withUnsafeBytes { rows in
+          positions.withUnsafeBytes { positions in
+            writer.addPart(key: key, firstRow: firstRow, rowCount: rowCount, rows: rows, positions: positions)
+          }
+        }
+      }
+      rowCount = 0
       rows.removeAll(keepingCapacity: true)
-      bounds.removeAll(keepingCapacity: true)
-      bounds.append(0)
       positions.removeAll(keepingCapacity: true)
     }
   }
@@ -229,22 +283,24 @@ struct SegmentMerger {
     _ part: Part, to writer: inout PostingPageWriter, pending: inout Pending, start: Row, positional: Bool
   ) throws {
     let key = part.key
-    // Compared and kept without an array per part: most lists of a merge are short.
-    if !pending.rows.isEmpty && pending.key.withUnsafeBytes({ ByteOrder.compare($0, key) }) != 0 {
-      pending.flush(into: &writer, positional: positional)
+    let size = part.entry.rows.count + part.entry.positions.count
+    // Compared and kept without an array per part: most lists of a merge are short. A joined
+    // part stays well within a page.
+    if !pending.isEmpty
+      && (pending.key.withUnsafeBytes({ ByteOrder.compare($0, key) }) != 0
+        || pending.byteCount + size > PostingPage.capacity / 2)
+    {
+      pending.flush(into: &writer)
     }
-    if part.entry.rows.count + part.entry.positions.count < Self.smallPart {
-      if pending.rows.isEmpty {
+    if size < Self.smallPart {
+      if pending.isEmpty {
         pending.key.removeAll(keepingCapacity: true)
         pending.key.append(contentsOf: key)
       }
-      try PostingPage.decode(
-        part.entry, segment: part.segment, positional: positional, rows: &pending.rows,
-        bounds: &pending.bounds,
-        positions: &pending.positions)
+      try pending.join(part, start: start, positional: positional)
       return
     }
-    pending.flush(into: &writer, positional: positional)
+    pending.flush(into: &writer)
     var reader = PageReader(part.entry.rows, at: 0)
     let firstRow = UInt64(part.segment) + (try reader.varint())
     guard firstRow >= UInt64(start), firstRow <= UInt64(Row.max) else {
@@ -264,21 +320,6 @@ struct SegmentMerger {
       writer.addPart(
         key: key, firstRow: Row(firstRow), rowCount: part.entry.rowCount, rows: $0,
         positions: part.entry.positions)
-    }
-  }
-
-  static func write(
-    key: [UInt8], rows: [Row], bounds: [Int], positions: [UInt32], positional: Bool,
-    to writer: inout PostingPageWriter
-  ) {
-    rows.withUnsafeBufferPointer { r in
-      bounds.withUnsafeBufferPointer { b in
-        positions.withUnsafeBufferPointer { p in
-          writer.add(
-            key: key,
-            positional ? PostingListSource(rows: r, bounds: b, positions: p) : PostingListSource(rows: r))
-        }
-      }
     }
   }
 
