@@ -257,11 +257,12 @@ import Testing
   /// decoded values (as a commit builds its own): ASCII and other text, lists, dates, doubles,
   /// nulls, a retired slot, an unindexed field skipped, an integer key read for the covering
   /// pages wherever its slot is, and records that stop before a field added later.
-  @Test(arguments: [1, 2, 3] as [UInt64])
-  func segmentsLaidOutFromStoredRecordsEqualThoseFromTheirValues(seed: UInt64) throws {
+  /// Sizes for one builder and for two (from 4,096 rows), and one at random.
+  @Test(arguments: [(1, 3_000), (2, 9_000), (3, 0)] as [(UInt64, Row)])
+  func segmentsLaidOutFromStoredRecordsEqualThoseFromTheirValues(seed: UInt64, size: Row) throws {
     var random = SplitMix64(seed: seed)
     for schema in [Self.mixedSchema, Self.schema] {
-      let count = Row.random(in: 1...9_000, using: &random)
+      let count = size > 0 ? size : Row.random(in: 1...9_000, using: &random)
       let rows = Array(Row(1)...count)
       let records =
         schema == Self.mixedSchema
@@ -292,12 +293,20 @@ import Testing
     }
   }
 
-  /// A stored record that does not decode stops the layout with the collection and the row named.
-  @Test func aRecordThatDoesNotDecodeIsNamedWithItsRow() throws {
+  /// A stored record that does not decode (cut short, or an indexed field holding a value of
+  /// another type) stops the layout with the collection and the row named.
+  @Test(arguments: [false, true])
+  func aRecordThatDoesNotDecodeIsNamedWithItsRow(wrongType: Bool) throws {
     var random = SplitMix64(seed: 9)
     let rows = Array(Row(1)...Row(5_000))
     var records = rows.map { Self.mixedRecord($0, &random) }
-    records[4_321].removeLast(3)
+    if wrongType {
+      var values = try records[4_321].withUnsafeBytes { try RecordCodec.decode($0, schema: Self.mixedSchema) }
+      values[4] = .string("not a double")
+      records[4_321] = RecordCodec.encode(values)
+    } else {
+      records[4_321].removeLast(3)
+    }
     let stored = StoredRecords(records)
     #expect {
       _ = try StoredCollection.rebuiltIndexes(

@@ -42,11 +42,12 @@ extension StoredCollection {
   }
 
   /// The pages of the rebuilt segment that starts at `segment`, holding the index entries of
-  /// `rows` (ascending) whose stored records are `records(i)` (read in place, on the threads of
-  /// the build: pointers into a map, valid for the call), and their ordered columns. Computed
-  /// apart from any transaction, on every core, so that a replay lays out one segment while it
-  /// writes the ones before. `buffers`, when given, lends the builds their large buffers and
-  /// takes them back (`SegmentBuffers`).
+  /// `rows` (ascending) whose stored records are `records(i)` (read in place, by the build's two
+  /// threads: pointers into a map, valid for the call, from a transaction that writes nothing
+  /// meanwhile), and their ordered columns; only the indexed fields are read and checked. Laid out
+  /// while nothing writes, so that a replay lays out one segment while it writes the ones before.
+  /// `buffers`, when given, lends the builds their large buffers and takes them back
+  /// (`SegmentBuffers`).
   static func rebuiltIndexes(
     schema: CollectionSchema, rows: [Row], segment: Row, coversKeys: Bool, buffers: SegmentBuffers? = nil,
     records: @Sendable (Int) throws -> UnsafeRawBufferPointer
@@ -177,9 +178,18 @@ extension StoredCollection {
     let buffers = SegmentBuffers()
     for (range, segment) in Self.rebuiltSegments(of: rows.map(\.row)) {
       let chunk = rows[range]
-      // Read before the build, which reads them on every core: nothing writes until it ends.
+      // Read before the build, which reads them on its threads: nothing writes until it ends.
+      // Checked whole here, as decoding them did before: the build reads the indexed fields only.
       let records = MapShared(
-        try chunk.map { row in try record(at: UInt64(row.row), lsn: row.lsn, txn) })
+        try chunk.map { row in
+          let bytes = try record(at: UInt64(row.row), lsn: row.lsn, txn)
+          do {
+            try RecordCodec.check(bytes, schema: schema)
+          } catch {
+            throw StoreError.undecodable(recordAt: row.row, in: name, error)
+          }
+          return bytes
+        })
       let rebuilt = try Self.rebuiltIndexes(
         schema: schema, rows: chunk.map(\.row), segment: segment, coversKeys: directory.coversKeys,
         buffers: buffers

@@ -117,6 +117,9 @@ struct SegmentBuilder: Sendable {
   /// each row has one value per ordered field, in the order of the schema's fields, as
   /// `OrderedColumns.change(row:values:fields:)` makes them.
   static func columnChanges(of parts: [SegmentBuilder]) -> [OrderedColumns.Change] {
+    assert(
+      parts.allSatisfy { part in part.ordered.allSatisfy { $0.count == part.rowCount } },
+      "every row files one value per ordered field")
     var changes: [OrderedColumns.Change] = []
     changes.reserveCapacity(parts.reduce(0) { $0 + $1.rowCount })
     for part in parts {

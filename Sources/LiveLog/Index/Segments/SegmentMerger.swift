@@ -228,7 +228,7 @@ struct SegmentMerger {
       var reader = PageReader(part.entry.rows, at: 0)
       var row = UInt64(part.segment) + (try reader.varint())
       let rest = reader.offset
-      guard row >= UInt64(isEmpty ? start : lastRow + 1), row <= UInt64(Row.max) else {
+      guard row >= (isEmpty ? UInt64(start) : UInt64(lastRow) + 1), row <= UInt64(Row.max) else {
         throw PageDamage("a posting part starts at row \(row), before the rows ahead of it")
       }
       let first = Row(row)
