@@ -238,13 +238,16 @@ public final class Environment: @unchecked Sendable {
 
   /// Runs `body` in a write transaction and commits it; if `body` throws, nothing is written.
   ///
-  /// When the map fills up, the transaction is aborted, the map grows and `body` runs again, so
-  /// `body` may run more than once: keep its effects inside the transaction. When the map may not
+  /// The map grows before the transaction when less than a quarter of it is left
+  /// (`growMapAhead`). When it fills up all the same, the transaction is aborted, the map grows and
+  /// `body` runs again, so `body` may run more than once: keep its effects inside the transaction.
+  /// When the map may not
   /// grow further (`EnvironmentOptions.maximumMapSize`), the write fails with an error for which
   /// `isMapLimitReached` is true, and the environment stays usable. After the commit, the commit
   /// observers run (`observeCommits`).
   public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
     let value = try writer.withLock {
+      try growMapAhead()
       while true {
         let state = WriteState()
         let outcome: Result<R, any Error>? = access.withShared {
@@ -335,6 +338,19 @@ public final class Environment: @unchecked Sendable {
       }
       try check(mdb_env_set_mapsize(handle, target), "mdb_env_set_mapsize(\(target))")
     }
+  }
+
+  /// Grows the map, under the writer's lock, when less than a quarter of it lies past the last
+  /// page in use. A write that fills the map is aborted and done again (`write`): a bulk commit's
+  /// whole work twice, and a store that grows by bulk commits meets it at every doubling. Growing
+  /// while a quarter is left keeps that for commits larger than the quarter; the map stays within
+  /// about 2.7 times the file. At the maximum (`maximumMapSize`) it does nothing, so that a write
+  /// that still fits goes through.
+  private func growMapAhead() throws {
+    let info = self.info
+    guard info.mapSize - info.usedBytes < info.mapSize / 4 else { return }
+    if let maximum = options.maximumMapSize, info.mapSize >= maximum { return }
+    try growMap()
   }
 
   /// Takes on the larger map size another process has set (`MDB_MAP_RESIZED`).

@@ -84,6 +84,33 @@ private func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Ar
     #expect(try env.read { try $0.statistics(db).entries } == 31)
   }
 
+  /// A map with less than a quarter left grows before the next write, so that a write smaller
+  /// than the quarter never fills it and runs its body twice; at the maximum, writes that fit
+  /// still go through.
+  @Test func theMapGrowsAheadOfWritesSoNoBodyRunsTwice() throws {
+    for maximum in [nil, 1 << 20] {
+      let path = try temporaryDirectory()
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      var options = EnvironmentOptions()
+      options.mapSize = 1 << 20
+      options.maximumMapSize = maximum
+      let env = try Environment.open(path: path, options: options)
+      let db = try env.write { try env.openDatabase("blobs", flags: .integerKey, create: true, in: $0) }
+      let blob = [UInt8](repeating: 0xCD, count: maximum == nil ? 100_000 : 40_000)
+      // 14 commits of 100 KB overfill 1 MiB; at the maximum, 20 of 40 KB fill most of it.
+      for key in 0..<(maximum == nil ? 14 : 20) {
+        var runs = 0
+        try env.write { txn in
+          runs += 1
+          try blob.withUnsafeBytes { try txn.put(db, UInt64(key), $0) }
+        }
+        #expect(runs == 1, "write \(key) ran its body \(runs) times")
+      }
+      #expect(maximum == nil ? env.info.mapSize > 1 << 20 : env.info.mapSize == 1 << 20)
+      #expect(env.info.usedBytes > (maximum == nil ? 1 << 20 : 3 << 18))
+    }
+  }
+
   @Test func snapshotsKeepTheirStateWhileWritersGoOnAndTheMapGrows() throws {
     let path = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: path) }
