@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveLog
 
@@ -23,6 +23,30 @@ import TestSupport
       let distinct = Array(Set(terms)).sorted { $0.lexicographicallyPrecedes($1) }
       let sorted = table.sortedIDs().map { id in table.withBytes(of: id) { Array($0) } }
       #expect(sorted == distinct, "round \(round)")
+    }
+  }
+
+  /// Each term's rows come out in the order they were filed, each row once however often it
+  /// files the term: against a dictionary of lists.
+  @Test func eachTermKeepsItsRowsInOrderOnce() {
+    var random = SplitMix64(seed: 47)
+    for round in 0..<100 {
+      var table = TermTable()
+      var expected: [[UInt8]: [Row]] = [:]
+      var row = Row(random.next() % 1_000)
+      for _ in 0..<Int(random.next() % 2_000) {
+        // Rows ascend, each filing a few terms of a small vocabulary, some more than once.
+        row += Row(random.next() % 3)
+        let term = (0..<Int(1 + random.next() % 3)).map { _ in UInt8(random.next() % 6) }
+        term.withUnsafeBytes { table.add($0, row: row) }
+        if expected[term]?.last != row { expected[term, default: []].append(row) }
+      }
+      let rows = table.rowsByTerm()
+      #expect(table.count == expected.count, "round \(round)")
+      for id in 0..<table.count {
+        let term = table.withBytes(of: id) { Array($0) }
+        #expect(rows.withRows(of: id) { Array($0) } == expected[term], "round \(round), term \(term)")
+      }
     }
   }
 }

@@ -487,6 +487,8 @@ struct SegmentBuilder: Sendable {
     let b = parts.count > 1 ? parts[1].terms : TermTable()
     let orderA = a.sortedIDs()
     let orderB = b.sortedIDs()
+    let rowsA = a.rowsByTerm()
+    let rowsB = b.rowsByTerm()
     var i = 0
     var j = 0
     var rows: [Row] = []
@@ -496,8 +498,8 @@ struct SegmentBuilder: Sendable {
       let order =
         i == orderA.count ? 1 : j == orderB.count ? -1 : TermTable.compare(a, orderA[i], b, orderB[j])
       rows.removeAll(keepingCapacity: true)
-      if order <= 0 { rows.append(contentsOf: a.rows[orderA[i]]) }
-      if order >= 0 { rows.append(contentsOf: b.rows[orderB[j]]) }
+      if order <= 0 { rowsA.withRows(of: orderA[i]) { rows.append(contentsOf: $0) } }
+      if order >= 0 { rowsB.withRows(of: orderB[j]) { rows.append(contentsOf: $0) } }
       rows.withUnsafeBufferPointer { rows in
         if order <= 0 {
           a.withBytes(of: orderA[i]) { writer.add(key: $0, PostingListSource(rows: rows)) }

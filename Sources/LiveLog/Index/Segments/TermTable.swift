@@ -1,12 +1,24 @@
 /// Equality terms of a run of rows, interned: each distinct term's bytes once in an arena, and
 /// its rows in order.
+///
+/// The rows are kept as one list of (term, row) pairs in the order they come, grouped by term
+/// once, when the segment is laid out (`rowsByTerm`): most of a batch's terms (owners, topics)
+/// have a row or two, and an array of rows for each was a heap block to make, grow and free per
+/// term. Bulk ingest of 1M records, builds in turns, four rounds: 6.8–7.6 s with an array per
+/// term, 6.4–6.5 s with the pairs.
 struct TermTable {
   private var arena: [UInt8] = []
   private var starts: [Int] = []
   private var hashes: [UInt64] = []
   /// Open addressing, slot → term id + 1 (0: empty).
   private var slots: [Int32] = Array(repeating: 0, count: 1_024)
-  private(set) var rows: [[Row]] = []
+  /// Each term's last row, by id: a row files a term once, however many of its values hold it.
+  private var lastRows: [Row] = []
+  /// Term id (high half) and row (low half) of every time a row filed a term, in that order.
+  private var pairs: [UInt64] = []
+
+  /// The number of distinct terms.
+  var count: Int { starts.count }
 
   mutating func add(_ term: UnsafeRawBufferPointer, row: Row) {
     var hasher = DigestHasher()
@@ -17,7 +29,10 @@ struct TermTable {
     while slots[slot] != 0 {
       let id = Int(slots[slot]) - 1
       if hashes[id] == hash && bytesEqual(id, term) {
-        if rows[id].last != row { rows[id].append(row) }
+        if lastRows[id] != row {
+          lastRows[id] = row
+          pairs.append(UInt64(id) << 32 | UInt64(row))
+        }
         return
       }
       slot = (slot + 1) & mask
@@ -26,7 +41,8 @@ struct TermTable {
     starts.append(arena.count)
     arena.append(contentsOf: term)
     hashes.append(hash)
-    rows.append([row])
+    lastRows.append(row)
+    pairs.append(UInt64(id) << 32 | UInt64(row))
     slots[slot] = Int32(id + 1)
     if starts.count * 2 > slots.count { grow() }
   }
@@ -48,6 +64,35 @@ struct TermTable {
       while slots[slot] != 0 { slot = (slot + 1) & mask }
       slots[slot] = Int32(id + 1)
     }
+  }
+
+  /// Each term's rows, in the order they were filed: `rows[starts[id] ..< starts[id + 1]]`.
+  struct Rows {
+    var starts: [Int]
+    var rows: [Row]
+
+    /// The rows of term `id`, lent to `body`.
+    func withRows<Result>(of id: Int, _ body: (UnsafeBufferPointer<Row>) -> Result) -> Result {
+      rows.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[starts[id]..<starts[id + 1]])) }
+    }
+  }
+
+  /// The rows grouped by term: a counting sort of the pairs by term, which keeps each term's
+  /// rows in the order they came.
+  func rowsByTerm() -> Rows {
+    var rowStarts = [Int](repeating: 0, count: count + 1)
+    for pair in pairs { rowStarts[Int(pair >> 32) + 1] += 1 }
+    for id in 0..<count { rowStarts[id + 1] += rowStarts[id] }
+    var next = rowStarts
+    let rows = [Row](unsafeUninitializedCapacity: pairs.count) { buffer, initialized in
+      for pair in pairs {
+        let id = Int(pair >> 32)
+        buffer[next[id]] = Row(truncatingIfNeeded: pair)
+        next[id] += 1
+      }
+      initialized = pairs.count
+    }
+    return Rows(starts: rowStarts, rows: rows)
   }
 
   private func range(of id: Int) -> Range<Int> {
