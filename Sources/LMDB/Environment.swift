@@ -238,16 +238,15 @@ public final class Environment: @unchecked Sendable {
 
   /// Runs `body` in a write transaction and commits it; if `body` throws, nothing is written.
   ///
-  /// The map grows before the transaction when less than a quarter of it is left
-  /// (`growMapAhead`). When it fills up all the same, the transaction is aborted, the map grows and
-  /// `body` runs again, so `body` may run more than once: keep its effects inside the transaction.
-  /// When the map may not
-  /// grow further (`EnvironmentOptions.maximumMapSize`), the write fails with an error for which
-  /// `isMapLimitReached` is true, and the environment stays usable. After the commit, the commit
-  /// observers run (`observeCommits`).
+  /// When the map fills up, the transaction is aborted, the map grows and `body` runs again, so
+  /// `body` may run more than once: keep its effects inside the transaction. To spare large
+  /// writes that, the map also grows before a write once less than a quarter of it is left. When
+  /// the map may not grow further (`EnvironmentOptions.maximumMapSize`), the write fails with an
+  /// error for which `isMapLimitReached` is true, and the environment stays usable. After the
+  /// commit, the commit observers run (`observeCommits`).
   public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
     let value = try writer.withLock {
-      try growMapAhead()
+      try growMap(ahead: true)
       while true {
         let state = WriteState()
         let outcome: Result<R, any Error>? = access.withShared {
@@ -279,7 +278,7 @@ public final class Environment: @unchecked Sendable {
           return .success(value)
         }
         if let outcome { return try outcome.get() }
-        if state.hitMapFull { try growMap() } else { try adoptGrownMap() }
+        if state.hitMapFull { try growMap(ahead: false) } else { try adoptGrownMap() }
       }
     }
     notifyCommitObservers()
@@ -320,13 +319,32 @@ public final class Environment: @unchecked Sendable {
 
   // MARK: Map size
 
-  /// Grows the map after `MDB_MAP_FULL`: doubles it (at least +64 MiB), up to the maximum.
-  private func growMap() throws {
+  /// Grows the map: doubles it (at least +64 MiB), up to the maximum. After `MDB_MAP_FULL`
+  /// (`ahead` false) it must grow, and at the maximum the write fails. Before a write (`ahead`
+  /// true, under the writer's lock) it grows only when less than a quarter of the map lies past
+  /// the last page in use, and at the maximum does nothing, so that a write that still fits goes
+  /// through: a write that fills the map is done twice, and a store that grows by bulk commits
+  /// met that at every doubling (Docs/EventLog.md, "Map growth").
+  ///
+  /// The figures are read under the exclusive lock: another thread may be taking on a map grown
+  /// by another process (`adoptGrownMap`), which replaces the mapping the meta pages are read
+  /// through; and a map another process has grown past this one's size is grown from the pages in
+  /// use, not from this one's stale size.
+  private func growMap(ahead: Bool) throws {
+    if ahead {
+      // Read first under the shared lock, so that a write that needs no growth (most) does not
+      // wait for every reader to leave.
+      let info = access.withShared { self.info }
+      guard !options.readOnly, info.mapSize - info.usedBytes < info.mapSize / 4 else { return }
+    }
     try access.withExclusive { () in
-      let current = info.mapSize
+      let info = self.info
+      if ahead && info.mapSize - info.usedBytes >= info.mapSize / 4 { return }
+      let current = Swift.max(info.mapSize, info.usedBytes)
       var target = Swift.max(current * 2, current + (64 << 20))
       if let maximum = options.maximumMapSize {
-        guard current < maximum else {
+        guard info.mapSize < maximum else {
+          if ahead { return }
           throw LMDBError(
             code: LMDBError.mapLimitReachedCode, operation: "write",
             message:
@@ -338,19 +356,6 @@ public final class Environment: @unchecked Sendable {
       }
       try check(mdb_env_set_mapsize(handle, target), "mdb_env_set_mapsize(\(target))")
     }
-  }
-
-  /// Grows the map, under the writer's lock, when less than a quarter of it lies past the last
-  /// page in use. A write that fills the map is aborted and done again (`write`): a bulk commit's
-  /// whole work twice, and a store that grows by bulk commits meets it at every doubling. Growing
-  /// while a quarter is left keeps that for commits larger than the quarter; the map stays within
-  /// about 2.7 times the file. At the maximum (`maximumMapSize`) it does nothing, so that a write
-  /// that still fits goes through.
-  private func growMapAhead() throws {
-    let info = self.info
-    guard info.mapSize - info.usedBytes < info.mapSize / 4 else { return }
-    if let maximum = options.maximumMapSize, info.mapSize >= maximum { return }
-    try growMap()
   }
 
   /// Takes on the larger map size another process has set (`MDB_MAP_RESIZED`).

@@ -84,30 +84,38 @@ private func bytes(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value) { Ar
     #expect(try env.read { try $0.statistics(db).entries } == 31)
   }
 
-  /// A map with less than a quarter left grows before the next write, so that a write smaller
-  /// than the quarter never fills it and runs its body twice; at the maximum, writes that fit
-  /// still go through.
+  /// A map with less than a quarter left grows before the next write, and only then, so that a
+  /// write smaller than the quarter never fills it and runs its body twice; at the maximum, writes
+  /// that fit still go through. Sized in pages, whatever their size.
   @Test func theMapGrowsAheadOfWritesSoNoBodyRunsTwice() throws {
-    for maximum in [nil, 1 << 20] {
+    for atMaximum in [false, true] {
       let path = try temporaryDirectory()
       defer { try? FileManager.default.removeItem(atPath: path) }
+      let pageSize = Int(getpagesize())
       var options = EnvironmentOptions()
-      options.mapSize = 1 << 20
-      options.maximumMapSize = maximum
+      options.mapSize = 256 * pageSize
+      options.maximumMapSize = atMaximum ? 256 * pageSize : nil
       let env = try Environment.open(path: path, options: options)
+      #expect(env.info.pageSize == pageSize)
       let db = try env.write { try env.openDatabase("blobs", flags: .integerKey, create: true, in: $0) }
-      let blob = [UInt8](repeating: 0xCD, count: maximum == nil ? 100_000 : 40_000)
-      // 14 commits of 100 KB overfill 1 MiB; at the maximum, 20 of 40 KB fill most of it.
-      for key in 0..<(maximum == nil ? 14 : 20) {
+      // Values of whole pages: 14 of 25 overfill the map; at the maximum, 20 of 10 fill most of it.
+      let blob = [UInt8](repeating: 0xCD, count: (atMaximum ? 10 : 25) * pageSize - 64)
+      var grew = 0
+      for key in 0..<(atMaximum ? 20 : 14) {
+        let before = env.info
+        let nearlyFull = before.mapSize - before.usedBytes < before.mapSize / 4
         var runs = 0
         try env.write { txn in
           runs += 1
           try blob.withUnsafeBytes { try txn.put(db, UInt64(key), $0) }
         }
         #expect(runs == 1, "write \(key) ran its body \(runs) times")
+        let grown = env.info.mapSize > before.mapSize
+        #expect(grown == (nearlyFull && !atMaximum), "write \(key): grown \(grown)")
+        if grown { grew += 1 }
       }
-      #expect(maximum == nil ? env.info.mapSize > 1 << 20 : env.info.mapSize == 1 << 20)
-      #expect(env.info.usedBytes > (maximum == nil ? 1 << 20 : 3 << 18))
+      #expect(grew == (atMaximum ? 0 : 1))
+      #expect(env.info.usedBytes > (atMaximum ? 192 : 256) * pageSize)
     }
   }
 

@@ -14,7 +14,8 @@ struct TermTable {
   private var slots: [Int32] = Array(repeating: 0, count: 1_024)
   /// Each term's last row, by id: a row files a term once, however many of its values hold it.
   private var lastRows: [Row] = []
-  /// Term id (high half) and row (low half) of every time a row filed a term, in that order.
+  /// Term id (high half) and row (low half: `Row` is 32 bits wide) of every time a row filed a
+  /// term, in that order.
   private var pairs: [UInt64] = []
 
   /// The number of distinct terms.
@@ -66,14 +67,16 @@ struct TermTable {
     }
   }
 
-  /// Each term's rows, in the order they were filed: `rows[starts[id] ..< starts[id + 1]]`.
+  /// Each term's rows, in the order they were filed: `rows[rowStarts[id] ..< rowStarts[id + 1]]`.
   struct Rows {
-    var starts: [Int]
+    var rowStarts: [Int]
     var rows: [Row]
 
     /// The rows of term `id`, lent to `body`.
     func withRows<Result>(of id: Int, _ body: (UnsafeBufferPointer<Row>) -> Result) -> Result {
-      rows.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[starts[id]..<starts[id + 1]])) }
+      rows.withUnsafeBufferPointer {
+        body(UnsafeBufferPointer(rebasing: $0[rowStarts[id]..<rowStarts[id + 1]]))
+      }
     }
   }
 
@@ -92,7 +95,7 @@ struct TermTable {
       }
       initialized = pairs.count
     }
-    return Rows(starts: rowStarts, rows: rows)
+    return Rows(rowStarts: rowStarts, rows: rows)
   }
 
   private func range(of id: Int) -> Range<Int> {
