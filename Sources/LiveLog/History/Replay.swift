@@ -107,9 +107,8 @@ struct Replayer {
         })
     }
     let followers = Followers(capacities: capacities)
-    typealias Batch = [(lsn: UInt64, bytes: [UInt8])]
-    var checking: (batch: Batch, checked: BackgroundWork<[CheckedEvent?]>)?
-    var following: (batch: Batch, followed: BackgroundWork<Void>)?
+    var checking: (batch: EventBatch, checked: BackgroundWork<[CheckedEvent?]>)?
+    var following: (batch: EventBatch, followed: BackgroundWork<Void>)?
     // Not left running past the call, even when a step fails.
     defer {
       _ = try? checking?.checked.value()
@@ -119,7 +118,7 @@ struct Replayer {
     // A batch that cannot be read or planned: the batches before it are still copied.
     var failure: (any Error)?
     while (next <= last && failure == nil) || checking != nil || following != nil {
-      var upcoming: (batch: Batch, checked: BackgroundWork<[CheckedEvent?]>)?
+      var upcoming: (batch: EventBatch, checked: BackgroundWork<[CheckedEvent?]>)?
       if next <= last && failure == nil {
         do {
           let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
@@ -145,15 +144,17 @@ struct Replayer {
       if let (batch, followed) = following {
         do {
           try followed.value()
-          let isFirst = batch.first?.lsn == 1
+          let isFirst = batch.lsns.first == 1
           if isFirst || copiesLog {
             try target.environment.write { txn in
               if isFirst { try target.markReplayIncomplete(txn) }
               guard copiesLog else { return }
-              for event in batch { try target.log.append(event.bytes, at: event.lsn, txn) }
+              for index in 0..<batch.count {
+                try batch.withEvent(at: index) { try target.log.append($0, at: batch.lsns[index], txn) }
+              }
             }
           }
-          progress(ReplayProgress(step: .copyingLog, completed: batch.last?.lsn ?? 0, total: last))
+          progress(ReplayProgress(step: .copyingLog, completed: batch.lsns.last ?? 0, total: last))
         } catch {
           // The later batches' work is not left running.
           _ = try? upcoming?.checked.value()
@@ -171,12 +172,11 @@ struct Replayer {
   /// The events `first ... end`, copied out of the source's map.
   private func readBatch(
     from first: UInt64, through end: UInt64, _ snapshot: Snapshot, _ sourceCatalog: CatalogState
-  ) throws -> [(lsn: UInt64, bytes: [UInt8])] {
-    var batch: [(lsn: UInt64, bytes: [UInt8])] = []
-    batch.reserveCapacity(Int(end - first + 1))
+  ) throws -> EventBatch {
+    var batch = EventBatch(capacity: Int(end - first + 1))
     try source.readState(snapshot, sourceCatalog) { read in
       try read.forEachEvent(from: first, through: end) { lsn, bytes in
-        batch.append((lsn, Array(bytes)))
+        batch.append(lsn: lsn, bytes)
         return true
       }
     }
@@ -211,7 +211,7 @@ private struct CheckingPlans: Sendable {
   /// records decode; notes each other event's schema and key. The catalog is asked once per
   /// collection and schema version between two schema events, not once per event: copying its
   /// entries cost a verification a fifth of this step.
-  init(_ batch: [(lsn: UInt64, bytes: [UInt8])], _ catalog: inout ReplayCatalog) throws {
+  init(_ batch: EventBatch, _ catalog: inout ReplayCatalog) throws {
     struct PlanKey: Hashable {
       var collection: UInt32
       var schemaVersion: Int
@@ -220,8 +220,8 @@ private struct CheckingPlans: Sendable {
     var planOfEvent: [Int32] = []
     planOfEvent.reserveCapacity(batch.count)
     var known: [PlanKey: Int32] = [:]
-    for (lsn, bytes) in batch {
-      let plan: Int32 = try bytes.withUnsafeBytes { raw in
+    for (index, lsn) in batch.lsns.enumerated() {
+      let plan: Int32 = try batch.withEvent(at: index) { raw in
         let header = try EventCodec.header(raw, lsn: lsn)
         if header.kind == .schema {
           try catalog.follow(schemaEvent: header)
@@ -250,13 +250,13 @@ private struct CheckingPlans: Sendable {
   /// Checks every event of `batch` (checksum, header, and its record as decoding would, without
   /// building the values) on every core, not only each record's last version: history must read
   /// too (as-of queries, diffs, export), and verification is where a bad one should come to light.
-  func check(_ batch: [(lsn: UInt64, bytes: [UInt8])]) throws -> [CheckedEvent?] {
+  func check(_ batch: EventBatch) throws -> [CheckedEvent?] {
     try ParallelMap.map(batch.count) { index in
-      try batch[index].bytes.withUnsafeBytes { raw -> CheckedEvent? in
+      try batch.withEvent(at: index) { raw -> CheckedEvent? in
         let number = Int(planOfEvent[index])
         guard number >= 0 else { return nil }
         let plan = plans[number]
-        let header = try EventCodec.header(raw, lsn: batch[index].lsn)
+        let header = try EventCodec.header(raw, lsn: batch.lsns[index])
         if header.isUpsert {
           do {
             try RecordCodec.check(header.payload, schema: plan.schema)
