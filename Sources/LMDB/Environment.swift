@@ -239,8 +239,8 @@ public final class Environment: @unchecked Sendable {
   /// Runs `body` in a write transaction and commits it; if `body` throws, nothing is written.
   ///
   /// When the map fills up, the transaction is aborted, the map grows and `body` runs again, so
-  /// `body` may run more than once: keep its effects inside the transaction. To spare large
-  /// writes that, the map also grows before a write once less than a quarter of it is left. When
+  /// `body` may run more than once: keep its effects inside the transaction. So that a large write
+  /// rarely runs twice, the map also grows before a write once less than a quarter is left. When
   /// the map may not grow further (`EnvironmentOptions.maximumMapSize`), the write fails with an
   /// error for which `isMapLimitReached` is true, and the environment stays usable. After the
   /// commit, the commit observers run (`observeCommits`).
@@ -326,16 +326,19 @@ public final class Environment: @unchecked Sendable {
   /// through: a write that fills the map is done twice, and a store that grows by bulk commits
   /// met that at every doubling (Docs/EventLog.md, "Map growth").
   ///
-  /// The figures are read under the exclusive lock: another thread may be taking on a map grown
-  /// by another process (`adoptGrownMap`), which replaces the mapping the meta pages are read
-  /// through; and a map another process has grown past this one's size is grown from the pages in
-  /// use, not from this one's stale size.
+  /// The figures are read under the access lock, and checked again under the exclusive lock:
+  /// another thread may be taking on a map grown by another process (`adoptGrownMap`), which
+  /// replaces the mapping the meta pages are read through. A map another process has grown past
+  /// this one's size is grown from the pages in use, not from this one's stale size.
   private func growMap(ahead: Bool) throws {
     if ahead {
-      // Read first under the shared lock, so that a write that needs no growth (most) does not
-      // wait for every reader to leave.
+      guard !options.readOnly else { return }
+      // Read first under the shared lock, so that a write that needs no growth (most, and every
+      // one at the maximum) does not wait for every reader to leave.
       let info = access.withShared { self.info }
-      guard !options.readOnly, info.mapSize - info.usedBytes < info.mapSize / 4 else { return }
+      guard info.mapSize - info.usedBytes < info.mapSize / 4,
+        options.maximumMapSize.map({ info.mapSize < $0 }) ?? true
+      else { return }
     }
     try access.withExclusive { () in
       let info = self.info

@@ -115,6 +115,7 @@ struct Replayer {
       _ = try? following?.followed.value()
     }
     var next: UInt64 = 1
+    var lastByteCount = 0
     // A batch that cannot be read or planned: the batches before it are still copied.
     var failure: (any Error)?
     while (next <= last && failure == nil) || checking != nil || following != nil {
@@ -122,7 +123,10 @@ struct Replayer {
       if next <= last && failure == nil {
         do {
           let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
-          let batch = try readBatch(from: next, through: end, snapshot, sourceCatalog)
+          let batch = try readBatch(
+            from: next, through: end, snapshot, sourceCatalog, byteCapacity: lastByteCount + lastByteCount / 8
+          )
+          lastByteCount = batch.byteCount
           let plans = try CheckingPlans(batch, &catalog)
           upcoming = (batch, BackgroundWork { try plans.check(batch) })
           next = end + 1
@@ -171,9 +175,10 @@ struct Replayer {
 
   /// The events `first ... end`, copied out of the source's map.
   private func readBatch(
-    from first: UInt64, through end: UInt64, _ snapshot: Snapshot, _ sourceCatalog: CatalogState
+    from first: UInt64, through end: UInt64, _ snapshot: Snapshot, _ sourceCatalog: CatalogState,
+    byteCapacity: Int
   ) throws -> EventBatch {
-    var batch = EventBatch(capacity: Int(end - first + 1))
+    var batch = EventBatch(capacity: Int(end - first + 1), byteCapacity: byteCapacity)
     try source.readState(snapshot, sourceCatalog) { read in
       try read.forEachEvent(from: first, through: end) { lsn, bytes in
         batch.append(lsn: lsn, bytes)
