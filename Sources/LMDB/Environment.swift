@@ -336,13 +336,11 @@ public final class Environment: @unchecked Sendable {
       // Read first under the shared lock, so that a write that needs no growth (most, and every
       // one at the maximum) does not wait for every reader to leave.
       let info = access.withShared { self.info }
-      guard info.mapSize - info.usedBytes < info.mapSize / 4,
-        options.maximumMapSize.map({ info.mapSize < $0 }) ?? true
-      else { return }
+      guard Self.isNearlyFull(info), options.maximumMapSize.map({ info.mapSize < $0 }) ?? true else { return }
     }
     try access.withExclusive { () in
       let info = self.info
-      if ahead && info.mapSize - info.usedBytes >= info.mapSize / 4 { return }
+      if ahead && !Self.isNearlyFull(info) { return }
       let current = Swift.max(info.mapSize, info.usedBytes)
       var target = Swift.max(current * 2, current + (64 << 20))
       if let maximum = options.maximumMapSize {
@@ -359,6 +357,12 @@ public final class Environment: @unchecked Sendable {
       }
       try check(mdb_env_set_mapsize(handle, target), "mdb_env_set_mapsize(\(target))")
     }
+  }
+
+  /// Whether less than a quarter of the map lies past the last page in use: the map then grows
+  /// before the next write (`growMap(ahead:)`).
+  private static func isNearlyFull(_ info: EnvironmentInfo) -> Bool {
+    info.mapSize - info.usedBytes < info.mapSize / 4
   }
 
   /// Takes on the larger map size another process has set (`MDB_MAP_RESIZED`).
