@@ -71,17 +71,18 @@ import Testing
   }
 
   /// A list of `count` rows from about `segment`; without `longSteps`, no step is longer than 128
-  /// (dense enough for its members to be held as a bitmap).
-  private func randomList(_ random: inout SplitMix64, count: Int, segment: Row, longSteps: Bool = true)
-    -> [Row]
-  {
+  /// (dense enough for its members to be held as a bitmap). One step in `edgesEvery / 3` or so
+  /// is not one byte: 20 leaves few runs of 32 one-byte steps, 600 many.
+  private func randomList(
+    _ random: inout SplitMix64, count: Int, segment: Row, longSteps: Bool = true, edgesEvery: UInt64 = 20
+  ) -> [Row] {
     var rows: [Row] = []
     var row = segment + Row(random.next() % 3)
     for _ in 0..<count {
       rows.append(row)
       // Mostly one-byte steps (1...127), some of exactly 127 and 128 (the edge of one byte),
       // some long.
-      switch random.next() % 20 {
+      switch random.next() % edgesEvery {
       case 0: row += 128
       case 1: row += 127
       case 2 where longSteps: row += Row(200 + random.next() % 100_000)
@@ -91,12 +92,16 @@ import Testing
     return rows
   }
 
+  /// Also over lists of long runs of one-byte steps, which the read passes 32 steps at a time
+  /// between members far apart.
   @Test(arguments: [1, 2, 3])
   func keepsExactlyTheMembersTheListHolds(seed: UInt64) throws {
     var random = SplitMix64(seed: seed)
     for round in 0..<60 {
       let segment: Row = Row(random.next() % 4) << 20
-      let list = randomList(&random, count: 1 + Int(random.next() % 20_000), segment: segment)
+      let list = randomList(
+        &random, count: 1 + Int(random.next() % 20_000), segment: segment,
+        edgesEvery: round % 2 == 0 ? 20 : 600)
       let pages = pages(of: list, segment: segment)
       let last = list.last ?? segment
       // Members: some of the list's rows, some rows near them, some past its end.
@@ -114,6 +119,31 @@ import Testing
       let expected = sorted.filter { listed.contains($0) }
       #expect(
         try self.members(sorted, in: pages, segment: segment) == expected, "seed \(seed), round \(round)")
+    }
+  }
+
+  /// The sum of the one-byte numbers of a few words, read in place, is the sum of the bytes when
+  /// each is from 1 to 127, and nil when any is not (a zero, a byte with its high bit) or fewer
+  /// bytes are left; against a byte-by-byte sum, with the bytes and their edges at every place.
+  @Test(arguments: [20, 21])
+  func sumsTheSmallNumbersOfWords(seed: UInt64) throws {
+    var random = SplitMix64(seed: seed)
+    let edges: [UInt8] = [0, 1, 126, 127, 128, 129, 255]
+    for round in 0..<4_000 {
+      let count = Int(random.next() % 80)
+      // Mostly small numbers, so that the sums are found; an edge byte in some rounds.
+      var bytes = (0..<count).map { _ in UInt8(1 + random.next() % 127) }
+      if round % 2 == 0, count > 0 {
+        bytes[Int(random.next() % UInt64(count))] = edges[Int(random.next() % UInt64(edges.count))]
+      }
+      let offset = count == 0 ? 0 : Int(random.next() % UInt64(count + 1))
+      let words = 1 + Int(random.next() % 8)
+      let end = offset + 8 * words
+      let expected: UInt64? =
+        end <= count && bytes[offset..<end].allSatisfy { (1...127).contains($0) }
+        ? bytes[offset..<end].reduce(0) { $0 + UInt64($1) } : nil
+      let sum = bytes.withUnsafeBytes { PageReader($0, at: offset).sumOfSmallNumbers(inWords: words) }
+      #expect(sum == expected, "seed \(seed), round \(round): \(words) words at \(offset) of \(count)")
     }
   }
 

@@ -158,8 +158,8 @@ import Testing
   }
 
   /// The recent rows every estimate counts are checked alike whichever part goes first, so a
-  /// substring's cost counts them once, its list rows `positionalReadCost` times: here 22 × 50 +
-  /// 100 = 1,200 rows against Python's 1,666 + 100, where 22 times the whole estimate (3,300)
+  /// substring's cost counts them once, its list rows `positionalReadCost` times: here 18 × 50 +
+  /// 100 = 1,000 rows against Python's 1,666 + 100, where 18 times the whole estimate (2,700)
   /// would put Python first.
   @Test func recentRowsCountOnceInATermsCost() throws {
     let directory = try TemporaryDirectory()

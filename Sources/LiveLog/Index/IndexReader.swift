@@ -42,20 +42,31 @@ struct IndexReader<Txn: ReadableTransaction> {
   /// several times that, and checking each member's record a microsecond or more each. A
   /// segment without members is not read, and a segment's list is decoded no further than its last
   /// member.
-  func rows(of key: [UInt8], kind: IndexKind, within members: [Row]? = nil) throws -> [Row] {
+  ///
+  /// `counted`, the list's parts from `count(of:kind:limit:counted:)`, spares finding them again
+  /// in the segments it covers.
+  func rows(of key: [UInt8], kind: IndexKind, within members: [Row]? = nil, counted: PostingListParts? = nil)
+    throws
+    -> [Row]
+  {
     var rows = try withIndex { cursor -> [Row] in
       var rows: [Row] = []
       for (position, segment) in directory.starts.enumerated() {
-        guard let members else {
-          try SegmentLookup.forEachPart(of: key, kind: kind, segment: segment, cursor: &cursor) {
-            try PostingPage.appendRows(of: $0, segment: segment, to: &rows)
+        func forEachPart(_ body: (PostingPage.Entry) throws -> Void) throws {
+          if let counted, position < counted.segments.count {
+            try counted.segments[position].forEach(body)
+          } else {
+            try SegmentLookup.forEachPart(of: key, kind: kind, segment: segment, cursor: &cursor, body)
           }
+        }
+        guard let members else {
+          try forEachPart { try PostingPage.appendRows(of: $0, segment: segment, to: &rows) }
           continue
         }
         let here = self.members(members, inSegmentAt: position)
         guard !here.isEmpty else { continue }
         var next = here.startIndex
-        try SegmentLookup.forEachPart(of: key, kind: kind, segment: segment, cursor: &cursor) {
+        try forEachPart {
           guard next < here.endIndex else { return }
           try PostingPage.appendRows(of: $0, segment: segment, members: here, next: &next, to: &rows)
         }
@@ -96,6 +107,25 @@ struct IndexReader<Txn: ReadableTransaction> {
       }
       return count
     } + recent.rows.count
+  }
+
+  /// `count(of:kind:limit:)`, going on from the segments `counted` covers and adding the parts
+  /// of those it counts: a later count with a higher limit reads no segment twice.
+  func count(of key: [UInt8], kind: IndexKind, limit: Int, counted: inout PostingListParts) throws -> Int {
+    let starts = directory.starts
+    if counted.rowCount <= limit && counted.segments.count < starts.count {
+      counted = try withIndex { cursor in
+        var counted = counted
+        for segment in starts[counted.segments.count...] where counted.rowCount <= limit {
+          let (parts, rowCount) = try SegmentLookup.parts(
+            of: key, kind: kind, segment: segment, cursor: &cursor)
+          counted.segments.append(parts)
+          counted.rowCount += rowCount
+        }
+        return counted
+      }
+    }
+    return counted.rowCount + recent.rows.count
   }
 
   /// The rows holding every trigram of `codes`, at any positions: the candidates of a pattern
@@ -283,4 +313,16 @@ enum StartSet {
       if rows.last != row { rows.append(row) }
     }
   }
+}
+
+/// A posting list's parts in the segments counted so far (the first ones), kept by an `AND`
+/// that counts a list to order its parts and then reads it among the candidates: each of the
+/// counts and the read found the list's pages again, a seek and a cursor step per page (a
+/// language a sixth of a million rows have spans some forty pages). The parts point into the
+/// map: they stay valid until the transaction writes or ends.
+struct PostingListParts {
+  /// Each counted segment's parts, in row order.
+  fileprivate(set) var segments: [[PostingPage.Entry]] = []
+  /// Rows in those parts.
+  fileprivate(set) var rowCount = 0
 }

@@ -61,6 +61,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// the ordered columns (`LIMIT` without `SORT`): the first ones in row order are the answer, so
   /// the read stops there, as the per-row check it replaces did.
   var rootLimit: Int?
+  /// The equality lists counted so far, by key, with their parts: an `AND` counts a list to
+  /// order its parts, again when the candidates bound it, and then reads it.
+  private var countedLists: [[UInt8]: PostingListParts] = [:]
 
   /// Cap on how far estimates count: beyond it a list is simply "large".
   static var estimateLimit: Int { 50_000 }
@@ -71,7 +74,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// lookups and a decode) a microsecond or more.
   static var readRatio: Int { 256 }
   /// The same for an equality list read among the candidates (`IndexReader.rows(of:kind:within:)`):
-  /// its rows are decoded and compared with the candidates', mostly eight at a time, and nothing
+  /// its rows are compared with the candidates', mostly stepped over 8 or 32 at a time, and nothing
   /// is built. On a 1M store, a list about 3,000 times longer than the candidates cost as much as
   /// checking them, and one 550 times longer a third as much: this keeps to the side where the
   /// read wins.
@@ -335,10 +338,11 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// 1M records. The term first reads its other lists among its smallest one's rows, a merge that
   /// can rarely step over eight rows, and then the language's list among its matches; the
   /// language first asks the smallest list for its rows as bits, and the other lists for the few
-  /// starts left. The language first was faster up to 18 times the smallest list, the term first
-  /// from 26.5 times (the queries and their times: QueryLanguage.md, "The boundary measured
-  /// again").
-  static var positionalReadCost: Int { 22 }
+  /// starts left. Measured a third time once a long list read among a few hundred rows steps
+  /// over 32 of them at once: the language first was faster up to 12 times the smallest list,
+  /// the two alike at 18, the term first from 18.4 times (the queries and their times:
+  /// QueryLanguage.md, "The boundary measured a third time").
+  static var positionalReadCost: Int { 18 }
 
   /// Reads one lookup, recording its step; `estimated` when the caller already knows it. A
   /// substring or equality lookup of an `AND` looks only among the candidates found so far
@@ -369,7 +373,11 @@ struct QueryExecutor<Txn: ReadableTransaction> {
         found = .rows(rows, unsure: RowSet.union(recent, unplain))
       }
     case .terms(_, let prefixes, _):
-      found = .exact(RowSet.union(try prefixes.map { try indexes.rows(of: $0, kind: .term, within: within) }))
+      found = .exact(
+        RowSet.union(
+          try prefixes.map {
+            try indexes.rows(of: $0, kind: .term, within: within, counted: countedLists[$0])
+          }))
     case .termGroup(let field, let folded, let value, let options, let match):
       found = .exact(
         try indexes.termGroupRows(
@@ -413,7 +421,7 @@ struct QueryExecutor<Txn: ReadableTransaction> {
 
   // MARK: Lookups
 
-  func estimate(_ lookup: IndexLookup, limit: Int = Self.estimateLimit) throws -> Int {
+  mutating func estimate(_ lookup: IndexLookup, limit: Int = Self.estimateLimit) throws -> Int {
     switch lookup.access {
     case .trigrams(_, let codes):
       var smallest = Int.max
@@ -434,7 +442,13 @@ struct QueryExecutor<Txn: ReadableTransaction> {
       }
       return smallest
     case .terms(_, let prefixes, _):
-      return try prefixes.reduce(0) { $0 + (try indexes.count(of: $1, kind: .term, limit: limit)) }
+      var count = 0
+      for key in prefixes {
+        var counted = countedLists.removeValue(forKey: key) ?? .init()
+        count += try indexes.count(of: key, kind: .term, limit: limit, counted: &counted)
+        countedLists[key] = counted
+      }
+      return count
     case .termGroup(let field, let folded, let value, let options, let match):
       return try indexes.termGroupRows(
         field: field, folded: folded, value: value, options: options, match: match, countOnly: true,

@@ -62,7 +62,7 @@ extension PostingPage {
       var passed = 0
       var reached: Row?
       passing: while true {
-        while left - passed >= 8, let end = rows.endOfEightSmallSteps(), end < UInt64(wanted) {
+        while left - passed >= 8, let end = rows.endOfSmallSteps(inWords: 1), end < UInt64(wanted) {
           rows.skip(8, to: end)
           passed += 8
         }

@@ -127,13 +127,24 @@ enum PostingPage {
     var tryEight = true
     while left > 0 {
       guard next < members.endIndex else { return }
-      if tryEight && left >= 8, let end = reader.endOfEightSmallSteps() {
-        guard end < UInt64(members[next]) else {
+      if tryEight && left >= 8, let end = reader.endOfSmallSteps(inWords: 1) {
+        let wanted = UInt64(members[next])
+        guard end < wanted else {
           tryEight = false
           continue
         }
+        // Members far apart (a few hundred in a list of a sixth of the rows): 32 steps at a
+        // time while the eight just passed say 32 more fall short of the member. Asked of
+        // members a few rows apart, the wider look would mostly fail, a cost per member.
+        let start = reader.current
         reader.skip(8, to: end)
         left -= 8
+        if wanted - end > 4 * (end - start) {
+          while left >= 32, let wide = reader.endOfSmallSteps(inWords: 4), wide < wanted {
+            reader.skip(32, to: wide)
+            left -= 32
+          }
+        }
         continue
       }
       let row = try reader.next()
@@ -164,6 +175,8 @@ enum PostingPage {
     }
 
     var isAtEnd: Bool { reader.isAtEnd }
+    /// The row last read (the segment's start before the first).
+    var current: UInt64 { row }
 
     mutating func next() throws -> Row {
       let step = try reader.varint()
@@ -174,13 +187,13 @@ enum PostingPage {
       return Row(row)
     }
 
-    /// The row eight steps on when each of them is one byte, without reading them; nil when
-    /// any is not (or this is the first row). A list of a common value (a language a sixth of
-    /// the rows have) is almost all one-byte steps, and summing eight of them in a word costs
+    /// The row `8 * words` steps on when each of them is one byte, without reading them; nil
+    /// when any is not (or this is the first row). A list of a common value (a language a sixth
+    /// of the rows have) is almost all one-byte steps, and summing eight of them in a word costs
     /// what decoding one does.
     @inline(__always)
-    func endOfEightSmallSteps() -> UInt64? {
-      guard !isFirst, let sum = reader.sumOfEightSmallNumbers() else { return nil }
+    func endOfSmallSteps(inWords words: Int) -> UInt64? {
+      guard !isFirst, let sum = reader.sumOfSmallNumbers(inWords: words) else { return nil }
       return row + sum
     }
 
@@ -345,15 +358,26 @@ struct PageReader {
     }
   }
 
-  /// The sum of the next eight varints when each is one byte from 1 to 127, without reading
-  /// them; nil when any is not (a zero, a longer number) or fewer than eight bytes are left.
+  /// The sum of the next `8 * words` varints (at most 64 words) when each is one byte from 1
+  /// to 127, without reading them; nil when any is not or fewer bytes are left. A list of a
+  /// common value read among a few hundred members steps over hundreds of rows between two.
   @inline(__always)
-  func sumOfEightSmallNumbers() -> UInt64? {
-    guard let word = eightSmallNumbers() else { return nil }
-    // Pairs of bytes summed into 16-bit lanes, then the lanes into the top one (at most 1,016:
-    // no lane carries into the next).
-    let pairs = (word & 0x00FF_00FF_00FF_00FF) &+ ((word >> 8) & 0x00FF_00FF_00FF_00FF)
-    return (pairs &* 0x0001_0001_0001_0001) >> 48
+  func sumOfSmallNumbers(inWords words: Int) -> UInt64? {
+    assert(words <= 64, "the lanes would carry")
+    guard bytes.count - offset >= 8 * words else { return nil }
+    var flags: UInt64 = 0
+    // Each word's bytes summed in pairs into 16-bit lanes: at most 254 a word, 16,256 in 64.
+    var lanes: UInt64 = 0
+    let mask: UInt64 = 0x00FF_00FF_00FF_00FF
+    for index in 0..<words {
+      let word = UInt64(
+        littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8 * index, as: UInt64.self))
+      flags |= Self.notSmall(word)
+      lanes &+= (word & mask) &+ ((word >> 8) & mask)
+    }
+    guard flags == 0 else { return nil }
+    // The lanes summed into the top one (at most 65,024: nothing carries).
+    return (lanes &* 0x0001_0001_0001_0001) >> 48
   }
 
   /// The next eight bytes, the first in the low byte, when each is a varint from 1 to 127,
@@ -434,7 +458,7 @@ struct PageReader {
   }
 
   /// Moves past `count` bytes that one of the looks ahead above (`eightSmallNumbers`,
-  /// `leadingSmallNumbers`, `sumOfEightSmallNumbers`) vouched for.
+  /// `leadingSmallNumbers`, `sumOfSmallNumbers`) vouched for.
   mutating func skip(_ count: Int) {
     precondition(count <= bytes.count - offset)
     offset += count
