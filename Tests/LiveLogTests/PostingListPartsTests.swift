@@ -51,7 +51,7 @@ import Testing
         let whole = try reader.rows(of: key, kind: .term)
         #expect(whole.count == language.values.count { $0 == value }, "\(value)")
         let lastRow = whole.last ?? 0
-        var counted = PostingListParts()
+        var counted = PostingListParts(key: key, kind: .term)
         for round in 0..<8 {
           // Rising limits, as an `AND`'s counts go, and now and then a lower one.
           let limit =
@@ -59,7 +59,7 @@ import Testing
             ? Int.random(in: 0...whole.count / 4 + 1, using: &random)
             : whole.count * round / 6 + Int.random(in: 0...50, using: &random)
           let afresh = try reader.count(of: key, kind: .term, limit: limit)
-          let resumed = try reader.count(of: key, kind: .term, limit: limit, counted: &counted)
+          let resumed = try reader.count(&counted, limit: limit)
           if afresh <= limit {
             #expect(resumed == afresh, "\(value), limit \(limit)")
           } else {

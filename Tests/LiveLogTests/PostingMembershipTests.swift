@@ -71,8 +71,8 @@ import Testing
   }
 
   /// A list of `count` rows from about `segment`; without `longSteps`, no step is longer than 128
-  /// (dense enough for its members to be held as a bitmap). One step in `edgesEvery / 3` or so
-  /// is not one byte: 20 leaves few runs of 32 one-byte steps, 600 many.
+  /// (dense enough for its members to be held as a bitmap). Two steps in `edgesEvery` are not one
+  /// byte: 20 leaves few runs of 32 one-byte steps, 600 many.
   private func randomList(
     _ random: inout SplitMix64, count: Int, segment: Row, longSteps: Bool = true, edgesEvery: UInt64 = 20
   ) -> [Row] {
@@ -144,6 +144,35 @@ import Testing
         ? bytes[offset..<end].reduce(0) { $0 + UInt64($1) } : nil
       let sum = bytes.withUnsafeBytes { PageReader($0, at: offset).sumOfSmallNumbers(inWords: words) }
       #expect(sum == expected, "seed \(seed), round \(round): \(words) words at \(offset) of \(count)")
+    }
+    // The most the lanes hold: 64 words of 127s.
+    let most = [UInt8](repeating: 127, count: 512)
+    #expect(most.withUnsafeBytes { PageReader($0, at: 0).sumOfSmallNumbers(inWords: 64) } == 512 * 127)
+  }
+
+  /// Where the read steps over 32 rows at once, a member exactly at the 32nd row on, just before
+  /// it and just past it, with 32, 33 and more rows left in the entry, and rows up to `Row.max`:
+  /// each member the list holds is kept, and no other. Every step is one byte, so the wide
+  /// look never fails for a longer step.
+  @Test func keepsTheMembersAtTheEdgesOfAThirtyTwoRowStep() throws {
+    for segment: Row in [0, 1 << 20, Row.max - 600] {
+      for count in [33, 34, 40, 41, 64, 72, 200] {
+        let list = rows(from: segment, count: count) { 2 }
+        let pages = pages(of: list, segment: segment)
+        for target in 8..<count {
+          for delta in [-1, 0, 1] {
+            // A member near the row `target` steps on, and one at the list's end or past it.
+            let members = [Row(Int(list[target]) + delta), list[count - 1], list[count - 1] + 1].filter {
+              $0 > list[0]
+            }
+            let sorted = Array(Set(members)).sorted()
+            let expected = sorted.filter { Set(list).contains($0) }
+            #expect(
+              try self.members(sorted, in: pages, segment: segment) == expected,
+              "segment \(segment), \(count) rows, member at row \(target) \(delta)")
+          }
+        }
+      }
     }
   }
 

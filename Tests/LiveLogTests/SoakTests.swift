@@ -115,10 +115,12 @@ import Testing
     #expect(both.idleReaders == 0, "\(line(both))")
     // Nor do they keep pages from reuse meanwhile: each read lasts a few commits at most, so the
     // file stays near that of holding nothing. A subscription's start held a snapshot through
-    // the hub's whole pass, and the file reached 22-32 MB (Docs/Reliability.md).
-    #expect(both.fileBytes <= 5 * nothing.fileBytes, "\(line(both)); holding nothing: \(line(nothing))")
+    // the hub's whole pass, and the file reached 22-32 MB (Docs/Reliability.md). Eight times:
+    // with the other suites on both cores, a delivery's short read was once held 189 commits
+    // and the file reached 12 MB, where it is 2-4 MB on most runs.
+    #expect(both.fileBytes <= 8 * nothing.fileBytes, "\(line(both)); holding nothing: \(line(nothing))")
     #expect(
-      subscribed.fileBytes <= 5 * nothing.fileBytes, "\(line(subscribed)); holding nothing: \(line(nothing))")
+      subscribed.fileBytes <= 8 * nothing.fileBytes, "\(line(subscribed)); holding nothing: \(line(nothing))")
     #expect(subscribed.idleReaders == 0, "\(line(subscribed))")
   }
 }

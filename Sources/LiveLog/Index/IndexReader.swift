@@ -43,12 +43,13 @@ struct IndexReader<Txn: ReadableTransaction> {
   /// segment without members is not read, and a segment's list is decoded no further than its last
   /// member.
   ///
-  /// `counted`, the list's parts from `count(of:kind:limit:counted:)`, spares finding them again
-  /// in the segments it covers.
+  /// `counted`, the list's parts from `count(_:limit:)`, spares finding them again in the
+  /// segments it covers.
   func rows(of key: [UInt8], kind: IndexKind, within members: [Row]? = nil, counted: PostingListParts? = nil)
     throws
     -> [Row]
   {
+    precondition(counted.map { $0.key == key && $0.kind == kind } ?? true, "another list's parts")
     var rows = try withIndex { cursor -> [Row] in
       var rows: [Row] = []
       for (position, segment) in directory.starts.enumerated() {
@@ -100,29 +101,24 @@ struct IndexReader<Txn: ReadableTransaction> {
 
   /// About how many rows the list `key` has (page headers only), stopping past `limit`.
   func count(of key: [UInt8], kind: IndexKind, limit: Int) throws -> Int {
-    try withIndex { cursor -> Int in
-      var count = 0
-      for segment in directory.starts where count <= limit {
-        count += try SegmentLookup.count(of: key, kind: kind, segment: segment, cursor: &cursor)
-      }
-      return count
-    } + recent.rows.count
+    var counted = PostingListParts(key: key, kind: kind)
+    return try count(&counted, limit: limit)
   }
 
-  /// `count(of:kind:limit:)`, going on from the segments `counted` covers and adding the parts
-  /// of those it counts: a later count with a higher limit reads no segment twice.
-  func count(of key: [UInt8], kind: IndexKind, limit: Int, counted: inout PostingListParts) throws -> Int {
+  /// `count(of:kind:limit:)` of the list `counted` is of, going on from the segments it covers
+  /// and adding the parts of those it counts: a later count with a higher limit reads no
+  /// segment twice. One with a lower limit counts nothing and returns the count so far, which
+  /// may be higher than a fresh count would stop at, but is past the limit all the same.
+  func count(_ counted: inout PostingListParts, limit: Int) throws -> Int {
     let starts = directory.starts
     if counted.rowCount <= limit && counted.segments.count < starts.count {
-      counted = try withIndex { cursor in
-        var counted = counted
+      try withIndex { cursor in
         for segment in starts[counted.segments.count...] where counted.rowCount <= limit {
           let (parts, rowCount) = try SegmentLookup.parts(
-            of: key, kind: kind, segment: segment, cursor: &cursor)
+            of: counted.key, kind: counted.kind, segment: segment, cursor: &cursor)
           counted.segments.append(parts)
           counted.rowCount += rowCount
         }
-        return counted
       }
     }
     return counted.rowCount + recent.rows.count
@@ -319,8 +315,10 @@ enum StartSet {
 /// that counts a list to order its parts and then reads it among the candidates: each of the
 /// counts and the read found the list's pages again, a seek and a cursor step per page (a
 /// language a sixth of a million rows have spans some forty pages). The parts point into the
-/// map: they stay valid until the transaction writes or ends.
+/// map, as `SegmentLookup.parts(of:kind:segment:cursor:)` says.
 struct PostingListParts {
+  let key: [UInt8]
+  let kind: IndexKind
   /// Each counted segment's parts, in row order.
   fileprivate(set) var segments: [[PostingPage.Entry]] = []
   /// Rows in those parts.

@@ -75,9 +75,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   static var readRatio: Int { 256 }
   /// The same for an equality list read among the candidates (`IndexReader.rows(of:kind:within:)`):
   /// its rows are compared with the candidates', mostly stepped over 8 or 32 at a time, and nothing
-  /// is built. On a 1M store, a list about 3,000 times longer than the candidates cost as much as
-  /// checking them, and one 550 times longer a third as much: this keeps to the side where the
-  /// read wins.
+  /// is built. On a 1M store, when the read stepped over eight at most, a list about 3,000 times
+  /// longer than the candidates cost as much as checking them, and one 550 times longer a third
+  /// as much: this keeps to the side where the read wins (not measured again since).
   static var memberReadRatio: Int { 1_024 }
   /// The same for a range: an ordered entry is decoded, collected and sorted (about 50 ns), so
   /// a range is read only while it is at most this many times longer than the candidates, in a
@@ -338,10 +338,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// 1M records. The term first reads its other lists among its smallest one's rows, a merge that
   /// can rarely step over eight rows, and then the language's list among its matches; the
   /// language first asks the smallest list for its rows as bits, and the other lists for the few
-  /// starts left. Measured a third time once a long list read among a few hundred rows steps
-  /// over 32 of them at once: the language first was faster up to 12 times the smallest list,
-  /// the two alike at 18, the term first from 18.4 times (the queries and their times:
-  /// QueryLanguage.md, "The boundary measured a third time").
+  /// starts left. The queries and their times in each order: QueryLanguage.md, "The boundary
+  /// measured a third time".
   static var positionalReadCost: Int { 18 }
 
   /// Reads one lookup, recording its step; `estimated` when the caller already knows it. A
@@ -444,8 +442,8 @@ struct QueryExecutor<Txn: ReadableTransaction> {
     case .terms(_, let prefixes, _):
       var count = 0
       for key in prefixes {
-        var counted = countedLists.removeValue(forKey: key) ?? .init()
-        count += try indexes.count(of: key, kind: .term, limit: limit, counted: &counted)
+        var counted = countedLists.removeValue(forKey: key) ?? PostingListParts(key: key, kind: .term)
+        count += try indexes.count(&counted, limit: limit)
         countedLists[key] = counted
       }
       return count

@@ -43,15 +43,8 @@ enum SegmentLookup {
     }
   }
 
-  /// Rows in the list `key` of `segment`, from the page headers alone.
-  static func count(of key: [UInt8], kind: IndexKind, segment: Row, cursor: inout Cursor) throws -> Int {
-    var count = 0
-    try forEachPart(of: key, kind: kind, segment: segment, cursor: &cursor) { count += $0.rowCount }
-    return count
-  }
-
-  /// The parts of the list `key` of `segment` (`forEachPart`) and their rows in all, for a
-  /// caller that counts lists before it reads some of them: finding a list again costs a seek
+  /// The parts of the list `key` of `segment` (`forEachPart`) and their rows in all (from the
+  /// page headers alone), for a caller that counts lists before it reads some of them: finding a list again costs a seek
   /// and a search of its page. The parts point into the map: they stay valid until the
   /// transaction writes or ends.
   static func parts(of key: [UInt8], kind: IndexKind, segment: Row, cursor: inout Cursor) throws
