@@ -14,14 +14,17 @@ extension StoredCollection {
   static func appendedInserts(_ changes: [RecordChange], after first: UInt64) -> Range<Int> {
     var start = changes.endIndex
     var next = UInt64.max
+    // By index, as `apply` reads the changes.
     while start > changes.startIndex {
-      let change = changes[start - 1]
-      guard change.kind == .inserted, change.row < next, change.row >= first else { break }
-      next = change.row
+      let (kind, row) = (changes[start - 1].kind, changes[start - 1].row)
+      guard kind == .inserted, row < next, row >= first else { break }
+      next = row
       start -= 1
     }
     // Every earlier change must touch a row before the first appended one.
-    guard start < changes.endIndex, changes[..<start].allSatisfy({ $0.row < changes[start].row }) else {
+    guard start < changes.endIndex,
+      changes.indices[..<start].allSatisfy({ changes[$0].row < changes[start].row })
+    else {
       return changes.endIndex..<changes.endIndex
     }
     return start..<changes.endIndex
@@ -118,9 +121,11 @@ extension StoredCollection {
         row: row, id: id, from: old, to: new, postings: &postingEdits[segment, default: []],
         ordered: &orderedEdits[segment, default: []])
     }
-    for change in changes[appended] {
+    // By index, as `apply` reads the changes.
+    for index in appended {
       appendNew(
-        Row(change.row), lsn: change.lsn, key: keyBytes(change.key), values: try self.newValues(of: change))
+        Row(changes[index].row), lsn: changes[index].lsn, key: keyBytes(changes[index].key),
+        values: try self.newValues(of: changes[index]))
     }
     for (segment, edits) in postingEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
       try SegmentEditor(
