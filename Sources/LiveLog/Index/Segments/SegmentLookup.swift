@@ -44,9 +44,9 @@ enum SegmentLookup {
   }
 
   /// The parts of the list `key` of `segment` (`forEachPart`) and their rows in all (from the
-  /// page headers alone), for a caller that counts lists before it reads some of them: finding a list again costs a seek
-  /// and a search of its page. The parts point into the map: they stay valid until the
-  /// transaction writes or ends.
+  /// page headers alone), for a caller that counts lists before it reads some of them: finding a
+  /// list again costs a seek and a search of its page. The parts point into the map: they stay
+  /// valid until the transaction writes or ends.
   static func parts(of key: [UInt8], kind: IndexKind, segment: Row, cursor: inout Cursor) throws
     -> (parts: [PostingPage.Entry], rowCount: Int)
   {
