@@ -73,9 +73,9 @@ struct QueryExecutor<Txn: ReadableTransaction> {
   /// be read: decoding a posting costs a few nanoseconds, checking a candidate's record (two
   /// lookups and a decode) a microsecond or more.
   static var readRatio: Int { 256 }
-  /// The same for an equality list read among the candidates (`IndexReader.rows(of:kind:within:)`):
-  /// its rows are compared with the candidates', mostly stepped over 8 or 32 at a time, and nothing
-  /// is built. On a 1M store, when the read stepped over eight at most, a list about 3,000 times
+  /// The same for an equality list read among the candidates
+  /// (`IndexReader.rows(of:kind:within:counted:)`): its rows are compared with the candidates',
+  /// mostly stepped over 8 or 32 at a time, and nothing is built. On a 1M store, when the read stepped over eight at most, a list about 3,000 times
   /// longer than the candidates cost as much as checking them, and one 550 times longer a third
   /// as much: this keeps to the side where the read wins (not measured again since).
   static var memberReadRatio: Int { 1_024 }
