@@ -170,6 +170,38 @@ import Testing
         == regroupedPrefix.digest().databases[StoreLayout.checkpoints])
   }
 
+  /// A replay summarizes the whole log in memory and appends the entries in key order
+  /// (`Checkpoints.Summary`); the store put them commit by commit where their keys fall. Both
+  /// must hold the same entries, whatever the interval: one event per interval, a few, or many,
+  /// where one row's slot changes more than once in an interval.
+  @Test(arguments: [(UInt64(11), UInt64(1)), (12, 3), (13, 7), (14, 40)])
+  func aSummaryInMemoryHoldsTheEntriesCommitsPut(seed: UInt64, interval: UInt64) throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    options.checkpointInterval = interval
+    let (store, _, _) = try Self.history(
+      seed: seed, commits: 120, options: options, in: directory.child("store"))
+    let replayed = try store.replay(into: directory.child("replay"))
+    let entries = { (store: Store) throws -> [[UInt8]: [UInt8]] in
+      guard let checkpoints = store.checkpoints else { return [:] }
+      return try store.environment.read { txn in
+        var entries: [[UInt8]: [UInt8]] = [:]
+        try txn.withCursor(checkpoints.database) { cursor in
+          var entry = try cursor.first()
+          while let found = entry {
+            entries[Array(found.key)] = Array(found.value)
+            entry = try cursor.next()
+          }
+        }
+        return entries
+      }
+    }
+    let expected = try entries(store)
+    #expect(expected.count > 50)
+    #expect(try entries(replayed) == expected)
+  }
+
   @Test func verifyNamesADamagedCheckpoint() throws {
     let directory = try TemporaryDirectory()
     var options = StoreOptions()

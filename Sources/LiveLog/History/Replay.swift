@@ -65,14 +65,18 @@ struct Replayer {
         try target.catalog.setStamp(catalog.versionCount, txn)
       }
     }
-    // The checkpoints read the copied log alone (or, without a copy, the source's as of the
-    // snapshot): they are written while the first segment of the state is laid out (or the
-    // segments are fingerprinted) on the other threads.
+    // The checkpoints summarize the log alone, which the source holds as the copy does: worked
+    // out in memory on a thread of their own beside the first segments' layouts (reading the
+    // source's log in `snapshot`, as they read its records; the copy read that log in `snapshot`
+    // first, so that the transaction's one write on a first cursor is done,
+    // `prepareForReadsOnEveryCore`), and written, in key order, before the first segment is.
+    // Not left running past the call.
+    let summary = BackgroundWork { [target, source] in
+      try target.checkpointSummary(like: source, snapshot, through: last)
+    }
+    defer { _ = try? summary.value() }
     let unwritten = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress) {
-      // Without a copy, the summary reads the source's log in `snapshot` beside the threads that
-      // read records from it; the copy read that log in `snapshot` first, so that the
-      // transaction's one write on a first cursor is done (`prepareForReadsOnEveryCore`).
-      try target.rebuildCheckpoints(like: source, log: copiesLog ? nil : (snapshot, last))
+      try target.writeCheckpoints(summary.value())
     }
     // A target without its indexes, log or keys stays marked unfinished: opened, it would answer
     // queries from empty indexes, read records from a log it lacks, or find no record by key.

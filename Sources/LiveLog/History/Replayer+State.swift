@@ -39,22 +39,29 @@ extension Replayer {
           row: Row(truncatingIfNeeded: row), lsn: lsn, key: collection.keyBytes(key))
       }
       let segments = StoredCollection.rebuiltSegments(of: survivors.map(\.row))
+      // The key table (or its digest) is written while the first segment is laid out, not after
+      // the last one, when no other work is left to run beside it.
+      func keysAndMeanwhile() throws {
+        let inKeyOrder = collection.inKeyOrder(survivors)
+        if writesKeys {
+          try target.environment.write { txn in try collection.appendKeys(inKeyOrder, txn) }
+        } else {
+          unwritten.keyDigests[collection.databases.keys.name] = StoredCollection.keyTableDigest(
+            of: inKeyOrder)
+        }
+        try runMeanwhile()
+      }
       if buildsIndexes {
         try writeIndexed(
-          collection, survivors, segments, from: snapshot, sourceCatalog, meanwhile: runMeanwhile,
+          collection, survivors, segments, from: snapshot, sourceCatalog, meanwhile: keysAndMeanwhile,
           done: advance)
       } else {
         unwritten.indexFingerprints[collection.id] = try writeFingerprinted(
-          collection, survivors, segments, from: snapshot, sourceCatalog, meanwhile: runMeanwhile,
+          collection, survivors, segments, from: snapshot, sourceCatalog, meanwhile: keysAndMeanwhile,
           done: advance)
       }
-      let inKeyOrder = collection.inKeyOrder(survivors)
       try target.environment.write { txn in
-        if writesKeys { try collection.appendKeys(inKeyOrder, txn) }
         try collection.finishRebuilt(count: survivors.count, nextRow: tracker.nextRow, txn)
-      }
-      if !writesKeys {
-        unwritten.keyDigests[collection.databases.keys.name] = StoredCollection.keyTableDigest(of: inKeyOrder)
       }
     }
     try runMeanwhile()

@@ -6,15 +6,6 @@ extension Checkpoints {
   /// `interval`. Every commit calls it after appending its events, so it reads just those; the
   /// first writable open of a store made before checkpoints reads the whole log once.
   func record(through last: UInt64, log: EventLog, interval: UInt64, _ txn: WriteTransaction) throws {
-    try record(through: last, log: log, reading: txn, interval: interval, txn)
-  }
-
-  /// `record(through:log:interval:_:)` with the log read in `events`, which may be another
-  /// store's (a verification's scratch store holds no copy of the log it summarizes).
-  private func record(
-    through last: UInt64, log: EventLog, reading events: some ReadableTransaction, interval: UInt64,
-    _ txn: WriteTransaction
-  ) throws {
     let stored = try self.header(txn)
     var header = stored ?? Header(interval: max(interval, 1), through: 0)
     guard header.through <= last else {
@@ -26,51 +17,25 @@ extension Checkpoints {
       if stored == nil { try setHeader(header, txn) }
       return
     }
-    var recorder = Recorder(checkpoints: self, interval: header.interval)
-    try log.forEachRaw(from: header.through + 1, through: last, events) { lsn, bytes in
-      try recorder.follow(try EventCodec.header(bytes, lsn: lsn), log: log, reading: events, txn)
-      return true
-    }
+    var recorder = Recorder(
+      interval: header.interval, entries: TransactionEntries(checkpoints: self, txn: txn))
+    try recorder.follow(log, from: header.through + 1, through: last, txn)
     header.through = last
     try setHeader(header, txn)
   }
 
-  /// Empties the database and summarizes the whole log again with `interval`, in transactions of
-  /// `eventsPerTransaction` events: what a replay does once it has copied the log (or, for a
-  /// verification, read from the source; see `source`).
-  ///
-  /// `source`, when given, is where the log is read instead of `environment`, through its `last`
-  /// event: a verification's scratch store summarizes the live log as of its snapshot rather than
-  /// copying it first.
-  func rebuild(
-    log: EventLog, interval: UInt64, environment: Environment,
-    source: (snapshot: Snapshot, last: UInt64)? = nil, eventsPerTransaction: UInt64 = 200_000
-  ) throws {
-    let last = try source?.last ?? environment.read { try log.lastLSN($0) }
-    try environment.write { txn in
-      try txn.removeAll(database)
-      try setHeader(Header(interval: max(interval, 1), through: 0), txn)
-    }
-    var done: UInt64 = 0
-    while done < last {
-      let end = min(last, done + eventsPerTransaction)
-      if let source {
-        try source.snapshot.read { events in
-          try environment.write { txn in
-            try record(through: end, log: log, reading: events, interval: interval, txn)
-          }
-        }
-      } else {
-        try environment.write { txn in try record(through: end, log: log, interval: interval, txn) }
-      }
-      done = end
-    }
+  /// Empties the database and writes `summary` in its place, appended in key order.
+  func replaceAll(with summary: Summary, _ txn: WriteTransaction) throws {
+    try txn.removeAll(database)
+    try setHeader(Header(interval: summary.interval, through: summary.through), txn)
+    try summary.write(into: database, txn)
   }
 
-  /// Writes one run of events' entries.
-  private struct Recorder {
-    let checkpoints: Checkpoints
+  /// Works out one run of events' entries, in log order, and hands them to `entries`: a
+  /// commit's write transaction, or a summary in memory.
+  struct Recorder<Entries: CheckpointEntries> {
     let interval: UInt64
+    var entries: Entries
     /// Intervals and collections whose first created row is known to be written. Every new row
     /// looks here, so the set is keyed by two integers: building and hashing a byte key for each
     /// one cost a replay a third of this summary's time.
@@ -82,32 +47,23 @@ extension Checkpoints {
       var number: UInt64
     }
 
-    mutating func follow(
-      _ header: EventHeader, log: EventLog, reading events: some ReadableTransaction, _ txn: WriteTransaction
-    ) throws {
+    mutating func follow(_ header: EventHeader, log: EventLog, reading events: some ReadableTransaction)
+      throws
+    {
       guard header.kind != .schema else { return }
-      let database = checkpoints.database
       let collection = Checkpoints.collectionID(header)
       let k = (header.lsn - 1) / interval
       let start = k * interval
       guard let previous = header.previousLSN else {
         // A new row: only the interval's first one is kept; rows count up, so later ones are larger.
         guard created.insert(CreatedInterval(collection: collection, number: k)).inserted else { return }
-        let key = Checkpoints.createdKey(collection: collection, interval: k)
-        if try txn.get(database, key) == nil {
-          var value: [UInt8] = []
-          value.appendLittleEndian(header.row)
-          try txn.put(database, key, value)
-        }
+        try entries.noteCreated(collection: collection, interval: k, row: header.row)
         return
       }
-      let versionKey = Checkpoints.versionKey(collection: collection, row: header.row, interval: k)
       if previous <= start {
         // The interval's first change of a row that existed at its checkpoint.
-        var value: [UInt8] = []
-        value.appendLittleEndian(previous)
-        try txn.put(database, versionKey, value)
-      } else if try txn.get(database, versionKey) == nil {
+        try entries.noteVersion(collection: collection, row: header.row, interval: k, previous: previous)
+      } else if try !entries.hasVersion(collection: collection, row: header.row, interval: k) {
         // Created in this interval: no query as of its checkpoint or earlier sees the row.
         return
       }
@@ -124,10 +80,67 @@ extension Checkpoints {
         slots = [Checkpoints.deletedSlot]
       }
       for slot in slots {
-        try txn.put(
-          database, Checkpoints.changedKey(collection: collection, interval: k, slot: slot, row: header.row),
-          [1])
+        try entries.noteChanged(collection: collection, interval: k, slot: slot, row: header.row)
       }
     }
+
+    /// Follows the events `first ... last` of `log`, read in `events`.
+    mutating func follow(
+      _ log: EventLog, from first: UInt64, through last: UInt64, _ events: some ReadableTransaction
+    ) throws {
+      try log.forEachRaw(from: first, through: last, events) { lsn, bytes in
+        try follow(try EventCodec.header(bytes, lsn: lsn), log: log, reading: events)
+        return true
+      }
+    }
+  }
+}
+
+/// Where a checkpoint recorder's entries go (`Checkpoints.Recorder`): a commit's write
+/// transaction (`TransactionEntries`), or a summary in memory (`Checkpoints.Summary`).
+protocol CheckpointEntries {
+  /// Notes `row` as the first row interval `interval` created, unless one is noted already.
+  mutating func noteCreated(collection: UInt32, interval: UInt64, row: UInt64) throws
+  /// Notes `previous` as `row`'s version at interval `interval`'s checkpoint.
+  mutating func noteVersion(collection: UInt32, row: UInt64, interval: UInt64, previous: UInt64) throws
+  /// Whether a version of `row` is noted for interval `interval`.
+  func hasVersion(collection: UInt32, row: UInt64, interval: UInt64) throws -> Bool
+  /// Notes that an event of interval `interval` changed `row`'s value in `slot`.
+  mutating func noteChanged(collection: UInt32, interval: UInt64, slot: UInt16, row: UInt64) throws
+}
+
+/// A commit's checkpoint entries, put in its write transaction beside those of earlier commits.
+struct TransactionEntries: CheckpointEntries {
+  let checkpoints: Checkpoints
+  let txn: WriteTransaction
+
+  func noteCreated(collection: UInt32, interval: UInt64, row: UInt64) throws {
+    let key = Checkpoints.createdKey(collection: collection, interval: interval)
+    // An earlier commit of the interval may have noted its first row.
+    guard try txn.get(checkpoints.database, key) == nil else { return }
+    var value: [UInt8] = []
+    value.appendLittleEndian(row)
+    try txn.put(checkpoints.database, key, value)
+  }
+
+  func noteVersion(collection: UInt32, row: UInt64, interval: UInt64, previous: UInt64) throws {
+    var value: [UInt8] = []
+    value.appendLittleEndian(previous)
+    try txn.put(
+      checkpoints.database, Checkpoints.versionKey(collection: collection, row: row, interval: interval),
+      value)
+  }
+
+  func hasVersion(collection: UInt32, row: UInt64, interval: UInt64) throws -> Bool {
+    try txn.get(
+      checkpoints.database, Checkpoints.versionKey(collection: collection, row: row, interval: interval))
+      != nil
+  }
+
+  func noteChanged(collection: UInt32, interval: UInt64, slot: UInt16, row: UInt64) throws {
+    try txn.put(
+      checkpoints.database,
+      Checkpoints.changedKey(collection: collection, interval: interval, slot: slot, row: row),
+      Checkpoints.changedValue)
   }
 }

@@ -75,33 +75,60 @@ struct Checkpoints: Sendable {
   static func collectionID(_ header: EventHeader) -> UInt32 { header.collection == 0 ? 1 : header.collection }
 
   static func versionKey(collection: UInt32, row: UInt64, interval: UInt64) -> [UInt8] {
-    var key: [UInt8] = [Tag.version.rawValue]
+    var key: [UInt8] = []
+    appendVersionKey(collection: collection, row: row, interval: interval, to: &key)
+    return key
+  }
+
+  static func appendVersionKey(collection: UInt32, row: UInt64, interval: UInt64, to key: inout [UInt8]) {
+    key.append(Tag.version.rawValue)
     key.appendBigEndian(collection)
     key.appendBigEndian(row)
     key.appendBigEndian(interval)
-    return key
   }
 
   static func changedKey(collection: UInt32, interval: UInt64, slot: UInt16, row: UInt64) -> [UInt8] {
-    var key = changedPrefix(collection: collection, interval: interval, slot: slot)
-    key.appendBigEndian(row)
+    var key: [UInt8] = []
+    appendChangedKey(collection: collection, interval: interval, slot: slot, row: row, to: &key)
     return key
+  }
+
+  static func appendChangedKey(
+    collection: UInt32, interval: UInt64, slot: UInt16, row: UInt64, to key: inout [UInt8]
+  ) {
+    appendChangedPrefix(collection: collection, interval: interval, slot: slot, to: &key)
+    key.appendBigEndian(row)
   }
 
   static func changedPrefix(collection: UInt32, interval: UInt64, slot: UInt16) -> [UInt8] {
-    var key: [UInt8] = [Tag.changed.rawValue]
-    key.appendBigEndian(collection)
-    key.appendBigEndian(interval)
-    key.appendBigEndian(slot)
+    var key: [UInt8] = []
+    appendChangedPrefix(collection: collection, interval: interval, slot: slot, to: &key)
     return key
   }
 
-  static func createdKey(collection: UInt32, interval: UInt64) -> [UInt8] {
-    var key: [UInt8] = [Tag.created.rawValue]
+  private static func appendChangedPrefix(
+    collection: UInt32, interval: UInt64, slot: UInt16, to key: inout [UInt8]
+  ) {
+    key.append(Tag.changed.rawValue)
     key.appendBigEndian(collection)
     key.appendBigEndian(interval)
+    key.appendBigEndian(slot)
+  }
+
+  static func createdKey(collection: UInt32, interval: UInt64) -> [UInt8] {
+    var key: [UInt8] = []
+    appendCreatedKey(collection: collection, interval: interval, to: &key)
     return key
   }
+
+  static func appendCreatedKey(collection: UInt32, interval: UInt64, to key: inout [UInt8]) {
+    key.append(Tag.created.rawValue)
+    key.appendBigEndian(collection)
+    key.appendBigEndian(interval)
+  }
+
+  /// The value of a changed row's entry: the key says it all.
+  static let changedValue: [UInt8] = [1]
 }
 
 extension [UInt8] {

@@ -22,8 +22,11 @@ extension Store {
       }
     }
     if damaged || (header?.through ?? 0) > last {
-      try checkpoints.rebuild(
-        log: log, interval: header?.interval ?? options.checkpointInterval, environment: environment)
+      let summary = try environment.read { txn in
+        try Checkpoints.Summary(
+          log: log, through: last, interval: header?.interval ?? options.checkpointInterval, txn)
+      }
+      try environment.write { txn in try checkpoints.replaceAll(with: summary, txn) }
       return
     }
     if let header, header.through == last { return }
@@ -35,17 +38,17 @@ extension Store {
     } while done < last
   }
 
-  /// Rebuilds the checkpoints of a replay's target from its copied log (or the source's, below),
-  /// with `source`'s interval:
-  /// a store and its replay hold the same checkpoints. Source checkpoints whose header does not
+  /// The checkpoints a replay's target is to hold: `source`'s log as of `snapshot`, through
+  /// `last`, summarized with `source`'s interval (a store and its replay hold the same
+  /// checkpoints); `nil` when this store keeps none. The log is read in `snapshot` alone, so this
+  /// may run on any thread beside the replay's writes: the source's log is what the replay
+  /// copies, and a verification's target holds no copy. Source checkpoints whose header does not
   /// read are what a repair rebuilds (`Store.repairRebuilds`): their interval is then the
   /// source's option, as for a store made before checkpoints.
-  ///
-  /// `log`, when given, is the source's log as of a snapshot, through its `last` event, which
-  /// the checkpoints then summarize: the target holds no copy of it (a verification's).
-  func rebuildCheckpoints(like source: Store, log sourceLog: (snapshot: Snapshot, last: UInt64)? = nil) throws
+  func checkpointSummary(like source: Store, _ snapshot: Snapshot, through last: UInt64) throws
+    -> Checkpoints.Summary?
   {
-    guard let checkpoints else { return }
+    guard checkpoints != nil else { return nil }
     var interval: UInt64?
     do {
       interval = try source.checkpoints.flatMap { checkpoints in
@@ -53,8 +56,15 @@ extension Store {
       }
     } catch is StoreError {
     } catch let error as LMDBError where error.isDamagedPage {}
-    try checkpoints.rebuild(
-      log: sourceLog == nil ? log : source.log, interval: interval ?? source.options.checkpointInterval,
-      environment: environment, source: sourceLog)
+    return try snapshot.read { events in
+      try Checkpoints.Summary(
+        log: source.log, through: last, interval: interval ?? source.options.checkpointInterval, events)
+    }
+  }
+
+  /// Replaces this store's checkpoints with `summary`, in one write transaction.
+  func writeCheckpoints(_ summary: Checkpoints.Summary?) throws {
+    guard let checkpoints, let summary else { return }
+    try environment.write { txn in try checkpoints.replaceAll(with: summary, txn) }
   }
 }
