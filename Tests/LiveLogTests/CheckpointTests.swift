@@ -202,6 +202,33 @@ import Testing
     #expect(try entries(replayed) == expected)
   }
 
+  /// Checkpoints whose header does not read, or that reach past the log's end, are derived data:
+  /// a writable open empties them and summarizes the log again, a run of events at a time.
+  @Test(arguments: [false, true])
+  func aWritableOpenSummarizesAgainCheckpointsThatDoNotRead(pastTheEnd: Bool) throws {
+    let directory = try TemporaryDirectory()
+    var options = StoreOptions()
+    options.durability = .noSync
+    options.checkpointInterval = Self.interval
+    let path = directory.child("store")
+    var (store, _, _) = try Self.history(seed: 7, commits: 60, options: options, in: path)
+    let expected = try store.digest().databases[StoreLayout.checkpoints]
+    let checkpoints = try #require(store.checkpoints)
+    try store.environment.write { txn in
+      if pastTheEnd {
+        try checkpoints.setHeader(Checkpoints.Header(interval: Self.interval, through: 1_000_000), txn)
+      } else {
+        try txn.put(checkpoints.database, Checkpoints.headerKey, [9, 9])
+      }
+      // An entry no event makes, which the new summary must not keep.
+      try txn.put(
+        checkpoints.database, Checkpoints.createdKey(collection: 99, interval: 0), [1, 0, 0, 0, 0, 0, 0, 0])
+    }
+    #expect(try store.digest().databases[StoreLayout.checkpoints] != expected)
+    store = try Store(directory: path, options: options)
+    #expect(try store.digest().databases[StoreLayout.checkpoints] == expected)
+  }
+
   @Test func verifyNamesADamagedCheckpoint() throws {
     let directory = try TemporaryDirectory()
     var options = StoreOptions()

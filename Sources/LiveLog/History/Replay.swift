@@ -70,13 +70,15 @@ struct Replayer {
     // source's log in `snapshot`, as they read its records; the copy read that log in `snapshot`
     // first, so that the transaction's one write on a first cursor is done,
     // `prepareForReadsOnEveryCore`), and written, in key order, before the first segment is.
-    // Not left running past the call.
-    let summary = BackgroundWork { [target, source] in
+    // Not left running past the call, and let go once written: it holds the whole log's entries.
+    var summary: BackgroundWork<Checkpoints.Summary?>? = BackgroundWork { [target, source] in
       try target.checkpointSummary(like: source, snapshot, through: last)
     }
-    defer { _ = try? summary.value() }
+    defer { _ = try? summary?.value() }
     let unwritten = try writeState(of: trackers, from: snapshot, sourceCatalog, progress: progress) {
-      try target.writeCheckpoints(summary.value())
+      let entries = try summary?.value() ?? nil
+      summary = nil
+      try target.writeCheckpoints(entries)
     }
     // A target without its indexes, log or keys stays marked unfinished: opened, it would answer
     // queries from empty indexes, read records from a log it lacks, or find no record by key.

@@ -139,8 +139,8 @@ extension Replayer {
   /// Writes the rows of each segment alone, and returns the fingerprints of the index entries
   /// their records would file (`buildsIndexes` false). The fingerprints are computed on other
   /// threads, segment after segment, each segment's work starting the next one's when it ends:
-  /// they run ahead of the writes, which have one thread, and of `meanwhile` (a verification's
-  /// checkpoints, as long as several segments' fingerprints), so that no core waits for either.
+  /// they run ahead of the writes, which have one thread, and of `meanwhile` (the key digest,
+  /// and the wait for the checkpoints' summary and its write), so that no core waits for either.
   private func writeFingerprinted(
     _ collection: StoredCollection, _ survivors: [StoredCollection.RebuiltRow],
     _ segments: [(rows: Range<Int>, start: Row)], from snapshot: Snapshot, _ sourceCatalog: CatalogState,

@@ -31,12 +31,18 @@ extension Checkpoints {
     try summary.write(into: database, txn)
   }
 
+  /// Empties the database, to summarize the log again from its first event with `interval`.
+  func empty(interval: UInt64, _ txn: WriteTransaction) throws {
+    try txn.removeAll(database)
+    try setHeader(Header(interval: max(interval, 1), through: 0), txn)
+  }
+
   /// Works out one run of events' entries, in log order, and hands them to `entries`: a
   /// commit's write transaction, or a summary in memory.
   struct Recorder<Entries: CheckpointEntries> {
     let interval: UInt64
     var entries: Entries
-    /// Intervals and collections whose first created row is known to be written. Every new row
+    /// Intervals and collections whose first created row is noted. Every new row
     /// looks here, so the set is keyed by two integers: building and hashing a byte key for each
     /// one cost a replay a third of this summary's time.
     var created: Set<CreatedInterval> = []
@@ -93,54 +99,5 @@ extension Checkpoints {
         return true
       }
     }
-  }
-}
-
-/// Where a checkpoint recorder's entries go (`Checkpoints.Recorder`): a commit's write
-/// transaction (`TransactionEntries`), or a summary in memory (`Checkpoints.Summary`).
-protocol CheckpointEntries {
-  /// Notes `row` as the first row interval `interval` created, unless one is noted already.
-  mutating func noteCreated(collection: UInt32, interval: UInt64, row: UInt64) throws
-  /// Notes `previous` as `row`'s version at interval `interval`'s checkpoint.
-  mutating func noteVersion(collection: UInt32, row: UInt64, interval: UInt64, previous: UInt64) throws
-  /// Whether a version of `row` is noted for interval `interval`.
-  func hasVersion(collection: UInt32, row: UInt64, interval: UInt64) throws -> Bool
-  /// Notes that an event of interval `interval` changed `row`'s value in `slot`.
-  mutating func noteChanged(collection: UInt32, interval: UInt64, slot: UInt16, row: UInt64) throws
-}
-
-/// A commit's checkpoint entries, put in its write transaction beside those of earlier commits.
-struct TransactionEntries: CheckpointEntries {
-  let checkpoints: Checkpoints
-  let txn: WriteTransaction
-
-  func noteCreated(collection: UInt32, interval: UInt64, row: UInt64) throws {
-    let key = Checkpoints.createdKey(collection: collection, interval: interval)
-    // An earlier commit of the interval may have noted its first row.
-    guard try txn.get(checkpoints.database, key) == nil else { return }
-    var value: [UInt8] = []
-    value.appendLittleEndian(row)
-    try txn.put(checkpoints.database, key, value)
-  }
-
-  func noteVersion(collection: UInt32, row: UInt64, interval: UInt64, previous: UInt64) throws {
-    var value: [UInt8] = []
-    value.appendLittleEndian(previous)
-    try txn.put(
-      checkpoints.database, Checkpoints.versionKey(collection: collection, row: row, interval: interval),
-      value)
-  }
-
-  func hasVersion(collection: UInt32, row: UInt64, interval: UInt64) throws -> Bool {
-    try txn.get(
-      checkpoints.database, Checkpoints.versionKey(collection: collection, row: row, interval: interval))
-      != nil
-  }
-
-  func noteChanged(collection: UInt32, interval: UInt64, slot: UInt16, row: UInt64) throws {
-    try txn.put(
-      checkpoints.database,
-      Checkpoints.changedKey(collection: collection, interval: interval, slot: slot, row: row),
-      Checkpoints.changedValue)
   }
 }

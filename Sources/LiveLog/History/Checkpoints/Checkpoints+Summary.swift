@@ -8,16 +8,15 @@ extension Checkpoints {
   ///
   /// A commit puts its entries where their keys fall (`TransactionEntries`), and a row's versions
   /// and changes scatter over the database: for a whole log that was a put and a search through
-  /// the tree per update, most of a replay's summary. Held here, the entries take about 56 bytes
-  /// per update of the log (a version and a changed slot, and their order), and a created row per
-  /// interval.
+  /// the tree per update. Held here, they take memory in proportion to the log's updates
+  /// (`Docs/Replay.md`, Checkpoints, has the figure).
   struct Summary: Sendable, CheckpointEntries {
     let interval: UInt64
     /// The last event summarized.
     let through: UInt64
-    private var versions = Entries()
-    private var changes = Entries()
-    private var created = Entries()
+    private var versions = TagEntries()
+    private var changes = TagEntries()
+    private var firstCreated = TagEntries()
     /// The interval whose versions `versionedRows` holds: the events come in log order, so a
     /// summary asks only about the interval it is in.
     private var versionedInterval: UInt64 = 0
@@ -42,7 +41,7 @@ extension Checkpoints {
     }
 
     mutating func noteCreated(collection: UInt32, interval: UInt64, row: UInt64) {
-      created.append {
+      firstCreated.append {
         Checkpoints.appendCreatedKey(collection: collection, interval: interval, to: &$0)
       } value: {
         $0.appendLittleEndian(row)
@@ -80,13 +79,13 @@ extension Checkpoints {
     /// order, each tag's keys sorted. Of equal keys the last noted is written, as a put over an
     /// earlier one would leave it.
     func write(into database: Database, _ txn: WriteTransaction) throws {
-      for entries in [versions, changes, created] { try entries.write(into: database, txn) }
+      for entries in [versions, changes, firstCreated] { try entries.write(into: database, txn) }
     }
   }
 
   /// One tag's entries, end to end in one buffer: each a key and a value, all keys of one length
   /// and all values of another.
-  private struct Entries: Sendable {
+  private struct TagEntries: Sendable {
     private var bytes: [UInt8] = []
     private var keyLength = 0
     private var entryLength = 0
@@ -111,11 +110,11 @@ extension Checkpoints {
       try bytes.withUnsafeBytes { buffer in
         guard let base = buffer.baseAddress else { return }
         let (keyLength, entryLength) = (keyLength, entryLength)
-        func key(_ index: Int32) -> UnsafeRawPointer { base + Int(index) * entryLength }
+        func key(_ index: Int) -> UnsafeRawPointer { base + index * entryLength }
         // Equal keys keep the order they were noted in.
-        let order = (0..<Int32(count)).sorted { a, b in
-          let order = memcmp(key(a), key(b), keyLength)
-          return order < 0 || (order == 0 && a < b)
+        let order = (0..<count).sorted { a, b in
+          let comparison = memcmp(key(a), key(b), keyLength)
+          return comparison < 0 || (comparison == 0 && a < b)
         }
         for (position, index) in order.enumerated() {
           if position + 1 < order.count, memcmp(key(index), key(order[position + 1]), keyLength) == 0 {

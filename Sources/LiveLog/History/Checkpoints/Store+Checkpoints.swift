@@ -21,16 +21,17 @@ extension Store {
         return (nil, true, last)
       }
     }
-    if damaged || (header?.through ?? 0) > last {
-      let summary = try environment.read { txn in
-        try Checkpoints.Summary(
-          log: log, through: last, interval: header?.interval ?? options.checkpointInterval, txn)
+    var done = header?.through ?? 0
+    if damaged || done > last {
+      // Emptied, and summarized again from the first event below, a run of events at a time: a
+      // summary of the whole log in memory (a replay's) would hold all its entries at once.
+      try environment.write { txn in
+        try checkpoints.empty(interval: header?.interval ?? options.checkpointInterval, txn)
       }
-      try environment.write { txn in try checkpoints.replaceAll(with: summary, txn) }
+      done = 0
+    } else if done == last, header != nil {
       return
     }
-    if let header, header.through == last { return }
-    var done = header?.through ?? 0
     repeat {
       let end = min(last, done + 200_000)
       try environment.write { txn in try recordCheckpoints(through: end, txn) }
