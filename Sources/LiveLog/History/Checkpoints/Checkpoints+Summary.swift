@@ -4,7 +4,7 @@ import LMDB
 extension Checkpoints {
   /// The checkpoint entries of a whole log, worked out in memory from a read transaction (on any
   /// thread) and then written in key order with `MDB_APPEND` (`replaceAll(with:_:)`): what a
-  /// replay, a verification and a repair of damaged checkpoints rebuild.
+  /// replay and a verification rebuild.
   ///
   /// A commit puts its entries where their keys fall (`TransactionEntries`), and a row's versions
   /// and changes scatter over the database: for a whole log that was a put and a search through
