@@ -16,6 +16,14 @@ import Testing
     name: schema.name, primaryKey: "key",
     fields: schema.fields + [Field(position: 0, name: "extra", type: .integer, indexes: .ordered)])
 
+  /// A store's options for these tests: no fsync, checkpoints every `interval` events.
+  static func options(interval: UInt64 = Self.interval) -> StoreOptions {
+    var options = StoreOptions()
+    options.durability = .noSync
+    options.checkpointInterval = interval
+    return options
+  }
+
   /// The records of `things` at one version, in row order, each with the evolved schema's slots.
   struct Model {
     var order: [String] = []
@@ -94,9 +102,7 @@ import Testing
   @Test(arguments: [UInt64(1), 2])
   func asOfQueriesFromCheckpointsEqualTheModelAtEveryVersion(seed: UInt64) throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    options.checkpointInterval = Self.interval
+    let options = Self.options()
     let (store, models, pool) = try Self.history(
       seed: seed, commits: 120, options: options, in: directory.child("store"))
     let version = try store.version()
@@ -140,9 +146,7 @@ import Testing
 
   @Test func aStoreItsReplayAndOtherCommitsOfTheSameEventsHoldTheSameCheckpoints() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    options.checkpointInterval = Self.interval
+    let options = Self.options()
     let (store, _, _) = try Self.history(seed: 3, commits: 80, options: options, in: directory.child("store"))
     // Replays build with the source's interval, whatever their own options say.
     let replayed = try store.replay(into: directory.child("replay"))
@@ -177,9 +181,7 @@ import Testing
   @Test(arguments: [(UInt64(11), UInt64(1)), (12, 3), (13, 7), (14, 40)])
   func aSummaryInMemoryHoldsTheEntriesCommitsPut(seed: UInt64, interval: UInt64) throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    options.checkpointInterval = interval
+    let options = Self.options(interval: interval)
     let (store, _, _) = try Self.history(
       seed: seed, commits: 120, options: options, in: directory.child("store"))
     let replayed = try store.replay(into: directory.child("replay"))
@@ -207,9 +209,7 @@ import Testing
   @Test(arguments: [false, true])
   func aWritableOpenSummarizesAgainCheckpointsThatDoNotRead(pastTheEnd: Bool) throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    options.checkpointInterval = Self.interval
+    let options = Self.options()
     let path = directory.child("store")
     var (store, _, _) = try Self.history(seed: 7, commits: 60, options: options, in: path)
     let expected = try store.digest().databases[StoreLayout.checkpoints]
@@ -231,9 +231,7 @@ import Testing
 
   @Test func verifyNamesADamagedCheckpoint() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    options.checkpointInterval = Self.interval
+    let options = Self.options()
     let (store, _, _) = try Self.history(seed: 4, commits: 60, options: options, in: directory.child("store"))
     // A schema event last: the checkpoints reach it too, as the replay's do.
     try store.createCollection(
@@ -260,9 +258,7 @@ import Testing
 
   @Test func aStoreWithoutCheckpointsAnswersFromTheLogAndGetsThemOnItsNextWritableOpen() throws {
     let directory = try TemporaryDirectory()
-    var options = StoreOptions()
-    options.durability = .noSync
-    options.checkpointInterval = Self.interval
+    let options = Self.options()
     let path = directory.child("store")
     var (store, models, pool) = try Self.history(seed: 5, commits: 60, options: options, in: path)
     let expected = try store.digest()
