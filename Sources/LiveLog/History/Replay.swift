@@ -19,6 +19,8 @@ struct Replayer {
 
   /// Events per write transaction of the log copy (and of an import).
   static let eventsPerTransaction = 20_000
+  /// Batches of the log copy read and not yet appended, at most (`copyLog`).
+  static let batchesUnderWay = 3
   /// `eventsPerTransaction`, or fewer in tests.
   var eventsPerLogTransaction = Replayer.eventsPerTransaction
   /// Whether the target gets its indexes. A verification needs only their fingerprints, which
@@ -90,12 +92,13 @@ struct Replayer {
 
   /// Copies the events `1 ... last` into the target's log (when `copiesLog`) in transactions of
   /// `eventsPerLogTransaction`, checking every one, and follows them: the collections and
-  /// their schemas, and where each record ends. Three batches are under way at once: while this
-  /// thread reads a batch and follows its schema events, the batch before is checked on other
-  /// threads and the one before that is followed (`Followers`) on a thread of its own. A batch
-  /// goes into the log once its events are checked and followed, so a bad event stops the copy
-  /// before its batch; the batches before it are copied, as without the overlap. Three batches'
-  /// bytes are held at once (about 6 MB each for the benchmark's repositories).
+  /// their schemas, and where each record ends. Up to `batchesUnderWay` batches are under way at
+  /// once: this thread reads a batch (and follows its schema events) and starts its check, on
+  /// other threads, and its following (`Followers`), on a thread of its own once the check and
+  /// the batch before's following end; meanwhile it appends the oldest batch. A batch goes into
+  /// the log once its events are checked and followed, so a bad event stops the copy before its
+  /// batch; the batches before it are copied, as without the overlap. The batches' bytes are held
+  /// until appended (about 6 MB each for the benchmark's repositories).
   private func copyLog(
     through last: UInt64, from snapshot: Snapshot, _ sourceCatalog: CatalogState,
     progress: (ReplayProgress) -> Void
@@ -113,19 +116,17 @@ struct Replayer {
         })
     }
     let followers = Followers(capacities: capacities)
-    var checking: (batch: EventBatch, checked: BackgroundWork<[CheckedEvent?]>)?
-    var following: (batch: EventBatch, followed: BackgroundWork<Void>)?
+    // The batches read and not yet appended, oldest first, each with its check and following
+    // under way. Each batch's following waits for its check, then for the batch before's
+    // following (the trackers take events in log order): waiting for the last waits for all.
+    var pending: [(batch: EventBatch, followed: BackgroundWork<Void>)] = []
     // Not left running past the call, even when a step fails.
-    defer {
-      _ = try? checking?.checked.value()
-      _ = try? following?.followed.value()
-    }
+    defer { _ = try? pending.last?.followed.value() }
     var next: UInt64 = 1
     var lastByteCount = 0
     // A batch that cannot be read or planned: the batches before it are still copied.
     var failure: (any Error)?
-    while (next <= last && failure == nil) || checking != nil || following != nil {
-      var upcoming: (batch: EventBatch, checked: BackgroundWork<[CheckedEvent?]>)?
+    while (next <= last && failure == nil) || !pending.isEmpty {
       if next <= last && failure == nil {
         do {
           let end = min(last, next + UInt64(eventsPerLogTransaction) - 1)
@@ -134,46 +135,38 @@ struct Replayer {
           )
           lastByteCount = batch.byteCount
           let plans = try CheckingPlans(batch, &catalog)
-          upcoming = (batch, BackgroundWork { try plans.check(batch) })
+          let checked = BackgroundWork { try plans.check(batch) }
+          let before = pending.last?.followed
+          // Started at once, not when this thread next comes round: the followings then run back
+          // to back on their threads while this one reads and appends.
+          let followed = BackgroundWork<Void> {
+            let events = Result { try checked.value() }
+            try before?.value()
+            try followers.follow(events.get())
+          }
+          pending.append((batch, followed))
           next = end + 1
         } catch {
           failure = error
         }
       }
-      // Followed after the batch before: the trackers take events in log order.
-      let nowFollowing = checking.map { batch, checked in
-        let before = following?.followed
-        return (
-          batch: batch,
-          followed: BackgroundWork<Void> {
-            try before?.value()
-            try followers.follow(try checked.value())
+      // The oldest batch is appended once followed, while the later ones are read, checked and
+      // followed: at most `batchesUnderWay` batches' bytes are held.
+      guard pending.count >= Self.batchesUnderWay || ((next > last || failure != nil) && !pending.isEmpty)
+      else { continue }
+      let (batch, followed) = pending.removeFirst()
+      try followed.value()
+      let isFirst = batch.lsns.first == 1
+      if isFirst || copiesLog {
+        try target.environment.write { txn in
+          if isFirst { try target.markReplayIncomplete(txn) }
+          guard copiesLog else { return }
+          for index in 0..<batch.count {
+            try batch.withEvent(at: index) { try target.log.append($0, at: batch.lsns[index], txn) }
           }
-        )
-      }
-      if let (batch, followed) = following {
-        do {
-          try followed.value()
-          let isFirst = batch.lsns.first == 1
-          if isFirst || copiesLog {
-            try target.environment.write { txn in
-              if isFirst { try target.markReplayIncomplete(txn) }
-              guard copiesLog else { return }
-              for index in 0..<batch.count {
-                try batch.withEvent(at: index) { try target.log.append($0, at: batch.lsns[index], txn) }
-              }
-            }
-          }
-          progress(ReplayProgress(step: .copyingLog, completed: batch.lsns.last ?? 0, total: last))
-        } catch {
-          // The later batches' work is not left running.
-          _ = try? upcoming?.checked.value()
-          _ = try? nowFollowing?.followed.value()
-          throw error
         }
       }
-      checking = upcoming
-      following = nowFollowing
+      progress(ReplayProgress(step: .copyingLog, completed: batch.lsns.last ?? 0, total: last))
     }
     if let failure { throw failure }
     return (catalog, followers.trackers())
