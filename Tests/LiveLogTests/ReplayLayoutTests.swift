@@ -216,6 +216,28 @@ import Testing
     #expect(try target.version() == 240)
   }
 
+  /// An event whose checksum holds but whose record does not decode stops the copy where its
+  /// batch is checked, on other threads: the batches before its own are copied, and none from
+  /// its own on.
+  @Test func anEventWhoseRecordDoesNotDecodeStopsTheCopyBeforeItsBatch() throws {
+    let directory = try TemporaryDirectory()
+    // The record cut short, and the event sealed again: its checksum holds.
+    let (store, target, _) = try Self.storeWithEvent250(in: directory) { event, _ in
+      event.removeLast(4 + 3)
+      EventCodec.seal(&event, lsn: 250, endsCommit: true)
+    }
+    var replayer = Replayer(source: store, target: target)
+    replayer.eventsPerLogTransaction = 30
+    do {
+      try replayer.run(through: 300) { _ in }
+      Issue.record("a replay took an event whose record does not decode")
+    } catch StoreError.corruptEvent(let lsn, let reason) {
+      #expect(lsn == 250 && !reason.contains("checksum"), "\(reason)")
+    }
+    // Events 1 to 240 were copied, 30 at a time; the batch of 241 to 270 holds the bad one.
+    #expect(try target.version() == 240)
+  }
+
   /// A store of 300 one-record commits (events 1 to 300: the schema and 299 upserts) whose
   /// event 250 `damage` rewrites behind the store's back, given the event before it; and an
   /// empty store for its replay.

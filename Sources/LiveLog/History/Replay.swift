@@ -19,7 +19,7 @@ struct Replayer {
 
   /// Events per write transaction of the log copy (and of an import).
   static let eventsPerTransaction = 20_000
-  /// Batches of the log copy read and not yet appended, at most (`copyLog`).
+  /// Batches of the log copy read and not yet appended, at most (`copyLog`); at least 1.
   static let batchesUnderWay = 3
   /// `eventsPerTransaction`, or fewer in tests.
   var eventsPerLogTransaction = Replayer.eventsPerTransaction
@@ -92,13 +92,14 @@ struct Replayer {
 
   /// Copies the events `1 ... last` into the target's log (when `copiesLog`) in transactions of
   /// `eventsPerLogTransaction`, checking every one, and follows them: the collections and
-  /// their schemas, and where each record ends. Up to `batchesUnderWay` batches are under way at
-  /// once: this thread reads a batch (and follows its schema events) and starts its check, on
-  /// other threads, and its following (`Followers`), on a thread of its own once the check and
-  /// the batch before's following end; meanwhile it appends the oldest batch. A batch goes into
-  /// the log once its events are checked and followed, so a bad event stops the copy before its
-  /// batch; the batches before it are copied, as without the overlap. The batches' bytes are held
-  /// until appended (about 6 MB each for the benchmark's repositories).
+  /// their schemas, and where each record ends. This thread reads batch n (and follows its
+  /// schema events), starts its check, on other threads, and its following (`Followers`), on a
+  /// thread of its own once the check and batch n − 1's following end, then appends batch n − 2
+  /// once it is followed: the checks and followings run beside the reads and appends. A batch
+  /// goes into the log once its events are checked and followed, so a bad event stops the copy
+  /// before its batch; the batches before it are copied, as without the overlap. At most
+  /// `batchesUnderWay` (3) batches' bytes and checked events are held (about 6 MB of bytes each
+  /// for the benchmark's repositories).
   private func copyLog(
     through last: UInt64, from snapshot: Snapshot, _ sourceCatalog: CatalogState,
     progress: (ReplayProgress) -> Void
@@ -138,11 +139,13 @@ struct Replayer {
           let checked = BackgroundWork { try plans.check(batch) }
           let before = pending.last?.followed
           // Started at once, not when this thread next comes round: the followings then run back
-          // to back on their threads while this one reads and appends.
+          // to back on their threads while this one reads and appends. The check is waited for
+          // first, whatever the batch before's following gives: so a following ends after its
+          // check, and waiting for the last following waits for every work started.
           let followed = BackgroundWork<Void> {
-            let events = Result { try checked.value() }
+            let checkedEvents = Result { try checked.value() }
             try before?.value()
-            try followers.follow(events.get())
+            try followers.follow(checkedEvents.get())
           }
           pending.append((batch, followed))
           next = end + 1
