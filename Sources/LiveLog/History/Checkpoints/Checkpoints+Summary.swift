@@ -1,4 +1,3 @@
-import Foundation
 import LMDB
 
 extension Checkpoints {
@@ -110,20 +109,21 @@ extension Checkpoints {
       try bytes.withUnsafeBytes { buffer in
         guard let base = buffer.baseAddress else { return }
         let (keyLength, entryLength) = (keyLength, entryLength)
-        func key(_ index: Int) -> UnsafeRawPointer { base + index * entryLength }
-        // Equal keys keep the order they were noted in.
+        func key(_ index: Int) -> UnsafeRawBufferPointer {
+          UnsafeRawBufferPointer(start: base + index * entryLength, count: keyLength)
+        }
+        // LMDB's order; equal keys keep the order they were noted in.
         let order = (0..<count).sorted { a, b in
-          let comparison = memcmp(key(a), key(b), keyLength)
+          let comparison = ByteOrder.compare(key(a), key(b))
           return comparison < 0 || (comparison == 0 && a < b)
         }
         for (position, index) in order.enumerated() {
-          if position + 1 < order.count, memcmp(key(index), key(order[position + 1]), keyLength) == 0 {
+          if position + 1 < order.count, ByteOrder.compare(key(index), key(order[position + 1])) == 0 {
             continue
           }
-          try txn.put(
-            database, UnsafeRawBufferPointer(start: key(index), count: keyLength),
-            UnsafeRawBufferPointer(start: key(index) + keyLength, count: entryLength - keyLength),
-            flags: .append)
+          let value = UnsafeRawBufferPointer(
+            start: base + index * entryLength + keyLength, count: entryLength - keyLength)
+          try txn.put(database, key(index), value, flags: .append)
         }
       }
     }
