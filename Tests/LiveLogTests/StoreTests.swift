@@ -137,6 +137,31 @@ struct ModelStore {
     #expect(try store.allRepositories().map(\.id) == [first[1].id, first[2].id, first[0].id])
   }
 
+  /// A batch keeps the last mutation of each key of each collection: one key in two collections
+  /// is two records, each with its own last mutation (a batch of one collection is told apart by
+  /// keys alone).
+  @Test func oneKeyInTwoCollectionsOfABatchIsTwoRecords() throws {
+    let directory = try TemporaryDirectory()
+    let store = try Store(directory: directory.child("store"))
+    let things = GeneratedCollection.schema
+    let others = CollectionSchema(name: "others", primaryKey: "key", fields: things.fields)
+    let records = GeneratedCollection.records(count: 2, seed: 96)
+    var later = records[1]
+    later[0] = records[0][0]
+    let first = try store.write([
+      .upsert(RecordValues(schema: things, values: records[0])),
+      .upsert(RecordValues(schema: others, values: records[0])),
+      .upsert(RecordValues(schema: things, values: later)),
+    ])
+    #expect(first.inserted == 2)
+    let key = try #require(PrimaryKey(records[0][0]))
+    let second = try store.write([
+      .delete(from: others, key: key), .upsert(RecordValues(schema: things, values: later)),
+    ])
+    #expect(second.deleted == 1 && second.unchanged == 1)
+    #expect(try store.count(in: "things") == 1 && store.count(in: "others") == 0)
+  }
+
   @Test func realAPIFilesIngestToTheirDistinctCount() throws {
     let directory = try TemporaryDirectory()
     let store = try Store(directory: directory.child("store"))

@@ -24,7 +24,10 @@ enum RecordCodec {
   static func encode(_ values: [FieldValue], into writer: inout ByteWriter) {
     writer.append(version)
     writer.appendVarint(UInt64(values.count))
-    for value in values { encode(value, into: &writer) }
+    // Each value borrowed in place: a loop over the array copied each, retaining its text.
+    values.withUnsafeBufferPointer { buffer in
+      for index in buffer.indices { encode(buffer[index], into: &writer) }
+    }
   }
 
   static func encode(_ value: FieldValue, into writer: inout ByteWriter) {

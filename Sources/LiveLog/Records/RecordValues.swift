@@ -46,12 +46,17 @@ public struct RecordValues: Sendable, Hashable {
   /// The first value that does not fit its field, or a required field that is absent, as
   /// `(field, problem)`; `nil` when every value fits.
   func firstMismatch() -> (field: Field, problem: String)? {
-    for field in schema.fields {
-      let value = value(of: field)
-      if value.isNull {
-        if !field.isOptional { return (field, "missing: every record of \(schema.name) needs it") }
-      } else if !value.fits(field.type) {
-        return (field, "holds \(value.typeDescription), not a \(field.type)")
+    // By index, reading each field's parts in place: a bulk write checks its records on every
+    // core at once, and copying each field (and value) retained its name (and text).
+    let fields = schema.fields
+    for index in fields.indices {
+      let position = fields[index].position
+      if position >= values.count || values[position].isNull {
+        if !fields[index].isOptional {
+          return (fields[index], "missing: every record of \(schema.name) needs it")
+        }
+      } else if !values[position].fits(fields[index].type) {
+        return (fields[index], "holds \(values[position].typeDescription), not a \(fields[index].type)")
       }
     }
     if case .string(let key) = value(of: schema.primaryKey) {

@@ -123,9 +123,10 @@ extension StoredCollection {
     }
     // By index, as `apply` reads the changes.
     for index in appended {
+      // The values read in place: passing the change whole copied it, retaining each of its arrays.
+      let values = try changes[index].newValues ?? self.newValues(of: changes[index])
       appendNew(
-        Row(changes[index].row), lsn: changes[index].lsn, key: keyBytes(changes[index].key),
-        values: try self.newValues(of: changes[index]))
+        Row(changes[index].row), lsn: changes[index].lsn, key: keyBytes(changes[index].key), values: values)
     }
     for (segment, edits) in postingEdits.sorted(by: { $0.key < $1.key }) where !edits.isEmpty {
       try SegmentEditor(

@@ -11,7 +11,9 @@
 struct SegmentBuilder: Sendable {
   private let schema: CollectionSchema
   private let substring: [Int]
-  private let equality: [Field]
+  /// The slots of the fields with equality terms (not the fields: copying one per row retained
+  /// its name).
+  private let equality: [Int]
   private let orderedFields: [(slot: UInt8, width: Int, type: FieldType)]
   /// The slot of the primary key when it is an integer: the ids covering pages carry.
   private let integerKeySlot: Int?
@@ -41,7 +43,7 @@ struct SegmentBuilder: Sendable {
     trigramKeys.removeAll(keepingCapacity: true)
     self.schema = schema
     substring = schema.fields.filter { $0.indexes.contains(.substring) }.map(\.position)
-    equality = schema.fields.filter { $0.indexes.contains(.equality) }
+    equality = schema.fields.filter { $0.indexes.contains(.equality) }.map(\.position)
     orderedFields = schema.fields.filter { $0.indexes.contains(.ordered) }.map {
       (UInt8(truncatingIfNeeded: $0.position), OrderedKey.width(of: $0.type), $0.type)
     }
@@ -61,9 +63,9 @@ struct SegmentBuilder: Sendable {
       guard slot < values.count, case .string(let text) = values[slot] else { continue }
       TrigramPostings.append(text, field: slot) { posting in addTrigram(posting, row: row) }
     }
-    for field in equality {
-      let value = field.position < values.count ? values[field.position] : .null
-      IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch) { term in
+    for slot in equality {
+      let value = slot < values.count ? values[slot] : .null
+      IndexKeys.forEachTerm(of: value, field: slot, scratch: &scratch) { term in
         terms.add(term, row: row)
       }
     }
