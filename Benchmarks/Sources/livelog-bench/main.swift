@@ -14,9 +14,12 @@ let scenarios: [Scenario] = [
 func usage() -> String {
   """
   usage: livelog-bench [--quick] [--scenario NAME]... [--sizes N,N,...] [--json FILE] [--list]
+                       [--in-process]
 
   Runs each scenario with LiveLog and its peer on the same data in the same run and prints both
-  figures and their ratio (peer time / LiveLog time: above 1 means LiveLog is faster).
+  figures and their ratio (peer time / LiveLog time: above 1 means LiveLog is faster). Each
+  scenario runs in a process of its own, unless --in-process: one scenario's leftovers slowed
+  the next one's figures.
 
   scenarios:
   \(scenarios.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
@@ -25,12 +28,14 @@ func usage() -> String {
 
 var selected: [String] = []
 var quick = false
+var inProcess = false
 var sizes: [Int]? = nil
 var jsonPath = "benchmark-results.json"
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   switch argument {
   case "--quick": quick = true
+  case "--in-process": inProcess = true
   case "--scenario":
     guard let name = arguments.popFirst() else {
       FileHandle.standardError.write(Data("--scenario needs a name\n".utf8))
@@ -88,10 +93,22 @@ let context = BenchmarkContext(
 )
 
 var failed = false
-for scenario in scenarios where selected.isEmpty || selected.contains(scenario.name) {
-  print("\n== \(scenario.name): \(scenario.summary)")
+let running = scenarios.filter { selected.isEmpty || selected.contains($0.name) }
+for scenario in running {
   do {
-    try scenario.run(context)
+    if inProcess || running.count == 1 {
+      print("\n== \(scenario.name): \(scenario.summary)")
+      try scenario.run(context)
+    } else {
+      let (comparisons, failure) = try ScenarioProcess(
+        scenario: scenario, quick: quick, sizes: sizes, scratch: workDirectory
+      ).run()
+      report.adopt(comparisons)
+      if let failure {
+        failed = true
+        FileHandle.standardError.write(Data("\(failure)\n".utf8))
+      }
+    }
   } catch {
     failed = true
     FileHandle.standardError.write(Data("scenario \(scenario.name) failed: \(error)\n".utf8))

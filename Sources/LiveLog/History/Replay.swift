@@ -298,8 +298,13 @@ private final class Followers: Sendable {
   func follow(_ events: [CheckedEvent?]) throws {
     try state.withLock { trackers in
       for case let checked? in events {
-        try trackers[checked.collection, default: RowTracker(capacity: capacities[checked.collection] ?? 0)]
-          .follow(checked.event)
+        // The default made apart: an autoclosure capturing the capacities cost a heap context
+        // per event, allocated and freed on the following thread, which follows the events one
+        // by one.
+        if trackers.index(forKey: checked.collection) == nil {
+          trackers[checked.collection] = RowTracker(capacity: capacities[checked.collection] ?? 0)
+        }
+        try trackers[checked.collection, default: RowTracker()].follow(checked.event)
       }
     }
   }

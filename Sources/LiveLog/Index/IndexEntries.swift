@@ -62,7 +62,9 @@ struct IndexEntries: Equatable, Sendable {
   ) {
     for field in fields where !field.indexes.isEmpty {
       let value = field.position < values.count ? values[field.position] : .null
-      forEach(of: value, field: field, scratch: &scratch, into: &sink)
+      forEach(
+        of: value, position: field.position, type: field.type, indexes: field.indexes, scratch: &scratch,
+        into: &sink)
     }
   }
 
@@ -80,69 +82,73 @@ struct IndexEntries: Equatable, Sendable {
     let stored = try RecordCodec.readHeader(&reader)
     let fields = schema.fields
     for slot in 0..<stored {
-      // The field read in place: a copy of it per record and slot cost a verification a few
-      // percent in reference counting.
+      // The field's parts read in place, not the field: a copy of it per record and slot
+      // retained its name, from every core at once, and cost a verification a few percent.
       guard let index = schema.fieldIndex(atSlot: slot), !fields[index].indexes.isEmpty else {
         _ = try RecordCodec.skipValue(&reader)
         continue
       }
+      let (position, type, indexes) = (fields[index].position, fields[index].type, fields[index].indexes)
       var text = reader
-      if fields[index].type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
+      if type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
         let utf8 = try text.readLengthPrefixed()
         if String.isASCII(utf8: utf8) {
-          forEach(ascii: utf8, field: fields[index], scratch: &scratch, into: &sink)
+          forEach(ascii: utf8, position: position, indexes: indexes, scratch: &scratch, into: &sink)
           reader = text
           continue
         }
       }
       let value = try RecordCodec.readValue(&reader)
-      guard value.fits(fields[index].type) else {
+      guard value.fits(type) else {
         throw MalformedBytes(
           offset: reader.offset, reason: "field \(fields[index].name) holds a value of the wrong type")
       }
-      forEach(of: value, field: fields[index], scratch: &scratch, into: &sink)
+      forEach(of: value, position: position, type: type, indexes: indexes, scratch: &scratch, into: &sink)
     }
     guard reader.isAtEnd else {
       throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
     }
     for field in fields where field.position >= stored && !field.indexes.isEmpty {
-      forEach(of: .null, field: field, scratch: &scratch, into: &sink)
+      forEach(
+        of: .null, position: field.position, type: field.type, indexes: field.indexes, scratch: &scratch,
+        into: &sink)
     }
   }
 
-  /// `forEach(in:fields:scratch:into:)` for one field whose value is `value`.
+  /// `forEach(in:fields:scratch:into:)` for one field, at slot `position`, whose value is `value`.
   @inline(__always)
   static func forEach(
-    of value: FieldValue, field: Field, scratch: inout [UInt8], into sink: inout some IndexEntrySink
-  ) {
-    if field.indexes.contains(.substring), case .string(let text) = value {
-      TrigramPostings.append(text, field: field.position) { sink.trigram($0) }
-    }
-    if field.indexes.contains(.equality) {
-      IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch) { sink.term($0) }
-    }
-    if field.indexes.contains(.ordered) {
-      sink.ordered(
-        OrderedEntry(
-          field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
-          width: OrderedKey.width(of: field.type)))
-    }
-  }
-
-  /// `forEach(of:field:scratch:into:)` for a string field whose value's UTF-8 `bytes` are all
-  /// ASCII (`String.isASCII(utf8:)`), read where they are stored rather than made into a
-  /// `String`. A string field has no ordered index (`FieldType.allowedIndexes`).
-  @inline(__always)
-  static func forEach(
-    ascii bytes: UnsafeRawBufferPointer, field: Field, scratch: inout [UInt8],
+    of value: FieldValue, position: Int, type: FieldType, indexes: IndexKinds, scratch: inout [UInt8],
     into sink: inout some IndexEntrySink
   ) {
-    if field.indexes.contains(.substring) {
-      TrigramPostings.append(ascii: bytes, field: field.position) { sink.trigram($0) }
+    if indexes.contains(.substring), case .string(let text) = value {
+      TrigramPostings.append(text, field: position) { sink.trigram($0) }
     }
-    if field.indexes.contains(.equality) {
+    if indexes.contains(.equality) {
+      IndexKeys.forEachTerm(of: value, field: position, scratch: &scratch) { sink.term($0) }
+    }
+    if indexes.contains(.ordered) {
+      sink.ordered(
+        OrderedEntry(
+          field: UInt8(position), key: OrderedKey(value, type: type), row: 0,
+          width: OrderedKey.width(of: type)))
+    }
+  }
+
+  /// `forEach(of:position:type:indexes:scratch:into:)` for a string field whose value's UTF-8
+  /// `bytes` are all ASCII (`String.isASCII(utf8:)`), read where they are stored rather than made
+  /// into a `String`. A string field has no ordered index (`FieldType.allowedIndexes`).
+  @inline(__always)
+  static func forEach(
+    ascii bytes: UnsafeRawBufferPointer, position: Int, indexes: IndexKinds, scratch: inout [UInt8],
+    into sink: inout some IndexEntrySink
+  ) {
+    if indexes.contains(.substring) {
+      TrigramPostings.append(ascii: bytes, field: position) { sink.trigram($0) }
+    }
+    if indexes.contains(.equality) {
       scratch.removeAll(keepingCapacity: true)
-      IndexKeys.appendTermPrefix(field: field.position, ascii: bytes, to: &scratch)
+      IndexKeys.appendTermPrefix(field: position, ascii: bytes, to: &scratch)
       scratch.withUnsafeBytes { sink.term($0) }
     }
   }

@@ -65,11 +65,18 @@ final class Report {
     fflush(nil)
   }
 
+  /// Takes the comparisons of a scenario run in a process of its own, which printed them.
+  func adopt(_ comparisons: [Comparison]) {
+    self.comparisons.append(contentsOf: comparisons)
+  }
+
+  /// What `write(to:metadata:)` writes.
+  struct Document: Codable {
+    var metadata: [String: String]
+    var comparisons: [Comparison]
+  }
+
   func write(to path: String, metadata: [String: String]) throws {
-    struct Document: Codable {
-      var metadata: [String: String]
-      var comparisons: [Comparison]
-    }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     let data = try encoder.encode(Document(metadata: metadata, comparisons: comparisons))

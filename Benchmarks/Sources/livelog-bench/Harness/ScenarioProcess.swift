@@ -1,0 +1,45 @@
+import Foundation
+
+/// Runs one scenario in a process of its own: this program again, with `--scenario NAME`, its
+/// rows printed by the child and its comparisons read back from the JSON the child writes.
+///
+/// Why: a scenario leaves its process changed (its heap grown across threads, its stores' files
+/// in the scratch directory) and the next one in the same process paid for it: replay, run after
+/// the live queries, was a fifth slower than alone (Docs/Benchmarks.md, "How it runs"). A user's
+/// replay runs in a process that does just that, as each scenario now does.
+struct ScenarioProcess {
+  let scenario: Scenario
+  let quick: Bool
+  let sizes: [Int]?
+  /// Where the child writes its JSON (in the parent's scratch directory).
+  let scratch: URL
+
+  /// Runs the scenario and returns its comparisons and, when the child did not finish cleanly,
+  /// what went wrong (with what it measured before). Throws when the child cannot be started.
+  func run() throws -> (comparisons: [Comparison], failure: String?) {
+    let json = scratch.appendingPathComponent("\(scenario.name).json")
+    var arguments = ["--in-process", "--scenario", scenario.name, "--json", json.path]
+    if quick { arguments.append("--quick") }
+    if let sizes { arguments += ["--sizes", sizes.map(String.init).joined(separator: ",")] }
+    guard let executable = Bundle.main.executableURL else {
+      throw BenchmarkFailure("cannot find this program's path to run scenario \(scenario.name) on its own")
+    }
+    let child = Process()
+    child.executableURL = executable
+    child.arguments = arguments
+    // Both processes print to the same terminal: the child's rows come in order after ours.
+    fflush(nil)
+    try child.run()
+    child.waitUntilExit()
+    let comparisons: [Comparison]
+    do {
+      comparisons = try JSONDecoder().decode(Report.Document.self, from: Data(contentsOf: json)).comparisons
+    } catch {
+      return ([], "scenario \(scenario.name) wrote no results (exit status \(child.terminationStatus))")
+    }
+    let failure =
+      child.terminationReason == .exit && child.terminationStatus == 0
+      ? nil : "scenario \(scenario.name) failed (exit status \(child.terminationStatus))"
+    return (comparisons, failure)
+  }
+}
