@@ -1682,14 +1682,7 @@ def render(results, source, output, charts, chart_note, baseline=None, baseline_
         "",
         "### How it runs",
         "",
-        "Each scenario runs in a process of its own: `livelog-bench` starts itself again with",
-        "`--scenario NAME --in-process` for each, and gathers their results. In one process, a",
-        "scenario paid for what the ones before it left behind: replay at 1M records (1,248,734",
-        "events), run right after the live queries, took 5.17–5.67 s in five runs of six; run alone,",
-        "4.19–4.72 s in five runs of six (the same build, machine and hour). The cause was not",
-        "pinned down: not the kernel's unwritten pages (a `sync` before the replay changed nothing),",
-        "nor malloc's moving threshold for large blocks (fixed by `GLIBC_TUNABLES`, nothing changed).",
-        "`--in-process` runs every selected scenario in one process, as before.",
+        "When several scenarios are selected (as `make bench` does: all of them), each runs in a process of its own: `livelog-bench` starts itself again with `--in-process --scenario NAME --json FILE` for each and gathers their results; `--in-process` runs them all in one process, as before, and a single selected scenario runs in the process itself. In one process, a scenario paid for what the ones before it left behind: replay at 1M records (1,248,734 events), run right after the live queries, took 5.17–5.67 s in five of six runs (the sixth, under a profiler, 4.55 s); run alone, 4.19–4.72 s in five of six runs (the sixth, under a profiler, 5.02 s), the same build on the same machine within one hour. The cause was not pinned down: not the kernel's unwritten pages (a `sync` before the replay changed nothing), nor malloc's moving threshold for large blocks (fixed by `GLIBC_TUNABLES`, nothing changed).",
         "",
     ]
     return "\n".join(lines)

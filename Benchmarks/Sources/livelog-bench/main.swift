@@ -17,9 +17,9 @@ func usage() -> String {
                        [--in-process]
 
   Runs each scenario with LiveLog and its peer on the same data in the same run and prints both
-  figures and their ratio (peer time / LiveLog time: above 1 means LiveLog is faster). Each
-  scenario runs in a process of its own, unless --in-process: one scenario's leftovers slowed
-  the next one's figures.
+  figures and their ratio (peer time / LiveLog time: above 1 means LiveLog is faster). When
+  several run, each runs in a process of its own, unless --in-process: run after others in one
+  process, a scenario measured slower than alone.
 
   scenarios:
   \(scenarios.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
@@ -78,10 +78,8 @@ guard unknown.isEmpty else {
   exit(2)
 }
 
-let workDirectory = FileManager.default.temporaryDirectory
-  .appendingPathComponent("livelog-bench-\(ProcessInfo.processInfo.processIdentifier)")
+let workDirectory = BenchmarkContext.scratchDirectory(ofProcess: ProcessInfo.processInfo.processIdentifier)
 try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: workDirectory) }
 
 let report = Report()
 let context = BenchmarkContext(
@@ -140,4 +138,6 @@ do {
   FileHandle.standardError.write(Data("could not write \(jsonPath): \(error)\n".utf8))
   failed = true
 }
+// Removed here: `exit` skips a top-level `defer`, and each run's stores took gigabytes of /tmp.
+try? FileManager.default.removeItem(at: workDirectory)
 exit(failed ? 1 : 0)

@@ -298,13 +298,15 @@ private final class Followers: Sendable {
   func follow(_ events: [CheckedEvent?]) throws {
     try state.withLock { trackers in
       for case let checked? in events {
-        // The default made apart: an autoclosure capturing the capacities cost a heap context
-        // per event, allocated and freed on the following thread, which follows the events one
-        // by one.
-        if trackers.index(forKey: checked.collection) == nil {
-          trackers[checked.collection] = RowTracker(capacity: capacities[checked.collection] ?? 0)
+        // Not `trackers[id, default: RowTracker(capacity: …)]`: its autoclosure, capturing the
+        // capacities, cost a heap context per event on this thread, which follows them one by one.
+        if let slot = trackers.index(forKey: checked.collection) {
+          try trackers.values[slot].follow(checked.event)
+        } else {
+          var tracker = RowTracker(capacity: capacities[checked.collection] ?? 0)
+          try tracker.follow(checked.event)
+          trackers[checked.collection] = tracker
         }
-        try trackers[checked.collection, default: RowTracker()].follow(checked.event)
       }
     }
   }

@@ -108,10 +108,10 @@ struct IndexEntries: Equatable, Sendable {
     guard reader.isAtEnd else {
       throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
     }
-    for field in fields where field.position >= stored && !field.indexes.isEmpty {
+    for index in fields.indices where fields[index].position >= stored && !fields[index].indexes.isEmpty {
       forEach(
-        of: .null, position: field.position, type: field.type, indexes: field.indexes, scratch: &scratch,
-        into: &sink)
+        of: .null, position: fields[index].position, type: fields[index].type, indexes: fields[index].indexes,
+        scratch: &scratch, into: &sink)
     }
   }
 

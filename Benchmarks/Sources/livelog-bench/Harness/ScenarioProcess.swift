@@ -3,10 +3,9 @@ import Foundation
 /// Runs one scenario in a process of its own: this program again, with `--scenario NAME`, its
 /// rows printed by the child and its comparisons read back from the JSON the child writes.
 ///
-/// Why: a scenario leaves its process changed (its heap grown across threads, its stores' files
-/// in the scratch directory) and the next one in the same process paid for it: replay, run after
-/// the live queries, was a fifth slower than alone (Docs/Benchmarks.md, "How it runs"). A user's
-/// replay runs in a process that does just that, as each scenario now does.
+/// Why: run after other scenarios in one process, a scenario measured slower than alone (replay
+/// after the live queries, by a fifth; Docs/Benchmarks.md, "How it runs"), for a cause not
+/// pinned down. A user's replay runs in a process that does just that, as each scenario now does.
 struct ScenarioProcess {
   let scenario: Scenario
   let quick: Bool
@@ -15,7 +14,8 @@ struct ScenarioProcess {
   let scratch: URL
 
   /// Runs the scenario and returns its comparisons and, when the child did not finish cleanly,
-  /// what went wrong (with what it measured before). Throws when the child cannot be started.
+  /// what went wrong: a scenario that throws keeps what it measured before; a child that crashed
+  /// wrote nothing. Throws when the child cannot be started.
   func run() throws -> (comparisons: [Comparison], failure: String?) {
     let json = scratch.appendingPathComponent("\(scenario.name).json")
     var arguments = ["--in-process", "--scenario", scenario.name, "--json", json.path]
@@ -24,6 +24,8 @@ struct ScenarioProcess {
     guard let executable = Bundle.main.executableURL else {
       throw BenchmarkFailure("cannot find this program's path to run scenario \(scenario.name) on its own")
     }
+    // Not an earlier run's file, should the child write none.
+    try? FileManager.default.removeItem(at: json)
     let child = Process()
     child.executableURL = executable
     child.arguments = arguments
@@ -31,15 +33,21 @@ struct ScenarioProcess {
     fflush(nil)
     try child.run()
     child.waitUntilExit()
+    // A child that crashed left its stores behind.
+    try? FileManager.default.removeItem(
+      at: BenchmarkContext.scratchDirectory(ofProcess: child.processIdentifier))
+    let ending =
+      child.terminationReason == .uncaughtSignal
+      ? "killed by signal \(child.terminationStatus)" : "exit status \(child.terminationStatus)"
     let comparisons: [Comparison]
     do {
       comparisons = try JSONDecoder().decode(Report.Document.self, from: Data(contentsOf: json)).comparisons
     } catch {
-      return ([], "scenario \(scenario.name) wrote no results (exit status \(child.terminationStatus))")
+      return ([], "scenario \(scenario.name) wrote no results (\(ending))")
     }
     let failure =
       child.terminationReason == .exit && child.terminationStatus == 0
-      ? nil : "scenario \(scenario.name) failed (exit status \(child.terminationStatus))"
+      ? nil : "scenario \(scenario.name) failed (\(ending))"
     return (comparisons, failure)
   }
 }
