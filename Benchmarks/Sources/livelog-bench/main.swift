@@ -14,12 +14,13 @@ let scenarios: [Scenario] = [
 func usage() -> String {
   """
   usage: livelog-bench [--quick] [--scenario NAME]... [--sizes N,N,...] [--json FILE] [--list]
-                       [--in-process]
+                       [--in-process] [--scratch DIR]
 
   Runs each scenario with LiveLog and its peer on the same data in the same run and prints both
   figures and their ratio (peer time / LiveLog time: above 1 means LiveLog is faster). When
   several run, each runs in a process of its own, unless --in-process: run after others in one
-  process, a scenario measured slower than alone.
+  process, a scenario measured slower than alone. Stores go in DIR (default: a new directory in
+  the temporary directory), removed at the end.
 
   scenarios:
   \(scenarios.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
@@ -29,6 +30,7 @@ func usage() -> String {
 var selected: [String] = []
 var quick = false
 var inProcess = false
+var scratchPath: String? = nil
 var sizes: [Int]? = nil
 var jsonPath = "benchmark-results.json"
 var arguments = CommandLine.arguments.dropFirst()
@@ -36,6 +38,12 @@ while let argument = arguments.popFirst() {
   switch argument {
   case "--quick": quick = true
   case "--in-process": inProcess = true
+  case "--scratch":
+    guard let path = arguments.popFirst() else {
+      FileHandle.standardError.write(Data("--scratch needs a directory\n".utf8))
+      exit(2)
+    }
+    scratchPath = path
   case "--scenario":
     guard let name = arguments.popFirst() else {
       FileHandle.standardError.write(Data("--scenario needs a name\n".utf8))
@@ -78,7 +86,10 @@ guard unknown.isEmpty else {
   exit(2)
 }
 
-let workDirectory = BenchmarkContext.scratchDirectory(ofProcess: ProcessInfo.processInfo.processIdentifier)
+let workDirectory =
+  scratchPath.map { URL(fileURLWithPath: $0) }
+  ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+    "livelog-bench-\(ProcessInfo.processInfo.processIdentifier)")
 try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
 
 let report = Report()

@@ -108,6 +108,7 @@ struct IndexEntries: Equatable, Sendable {
     guard reader.isAtEnd else {
       throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
     }
+    // By index, as above: a copy of a field retains its name.
     for index in fields.indices where fields[index].position >= stored && !fields[index].indexes.isEmpty {
       forEach(
         of: .null, position: fields[index].position, type: fields[index].type, indexes: fields[index].indexes,

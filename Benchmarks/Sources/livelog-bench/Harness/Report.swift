@@ -80,7 +80,8 @@ final class Report {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     let data = try encoder.encode(Document(metadata: metadata, comparisons: comparisons))
-    // Whole or not at all: the parent of a scenario run on its own reads this file.
+    // Whole or not at all: a run cut short leaves the last full results (`make bench`'s
+    // results.json) rather than half a file.
     try data.write(to: URL(fileURLWithPath: path), options: .atomic)
   }
 }

@@ -7,13 +7,9 @@ struct BenchmarkContext {
   /// Data set sizes to run at, in records.
   var sizes: [Int]
   var quick: Bool
-  /// A scratch directory, removed when the run ends (a crashed child's, by its parent).
+  /// A scratch directory, removed when the run ends (a crashed run's stays, but for a scenario's
+  /// own process, whose parent removes it).
   var workDirectory: URL
-
-  /// The scratch directory of the run in process `pid`.
-  static func scratchDirectory(ofProcess pid: Int32) -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("livelog-bench-\(pid)")
-  }
 
   /// A fresh, empty directory under the scratch directory.
   func freshDirectory(_ name: String) throws -> URL {

@@ -17,8 +17,13 @@ struct ScenarioProcess {
   /// what went wrong: a scenario that throws keeps what it measured before; a child that crashed
   /// wrote nothing. Throws when the child cannot be started.
   func run() throws -> (comparisons: [Comparison], failure: String?) {
+    // The child's stores in a directory this process names and removes; its results beside it,
+    // since the child removes its directory when it ends.
+    let directory = scratch.appendingPathComponent(scenario.name)
     let json = scratch.appendingPathComponent("\(scenario.name).json")
-    var arguments = ["--in-process", "--scenario", scenario.name, "--json", json.path]
+    var arguments = [
+      "--in-process", "--scenario", scenario.name, "--json", json.path, "--scratch", directory.path,
+    ]
     if quick { arguments.append("--quick") }
     if let sizes { arguments += ["--sizes", sizes.map(String.init).joined(separator: ",")] }
     guard let executable = Bundle.main.executableURL else {
@@ -34,8 +39,7 @@ struct ScenarioProcess {
     try child.run()
     child.waitUntilExit()
     // A child that crashed left its stores behind.
-    try? FileManager.default.removeItem(
-      at: BenchmarkContext.scratchDirectory(ofProcess: child.processIdentifier))
+    try? FileManager.default.removeItem(at: directory)
     let ending =
       child.terminationReason == .uncaughtSignal
       ? "killed by signal \(child.terminationStatus)" : "exit status \(child.terminationStatus)"
