@@ -19,8 +19,9 @@ func usage() -> String {
   Runs each scenario with LiveLog and its peer on the same data in the same run and prints both
   figures and their ratio (peer time / LiveLog time: above 1 means LiveLog is faster). When
   several run, each runs in a process of its own, unless --in-process: run after others in one
-  process, a scenario measured slower than alone. Stores go in DIR (default: a new directory in
-  the temporary directory), removed at the end.
+  process, a scenario measured slower than alone. Stores go in DIR, which must not exist yet
+  (default: a new directory in the temporary directory); it is removed, with everything in it,
+  at the end.
 
   scenarios:
   \(scenarios.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
@@ -41,6 +42,13 @@ while let argument = arguments.popFirst() {
   case "--scratch":
     guard let path = arguments.popFirst() else {
       FileHandle.standardError.write(Data("--scratch needs a directory\n".utf8))
+      exit(2)
+    }
+    // Removed whole at the end: a directory that holds anything already is not taken.
+    guard !FileManager.default.fileExists(atPath: path) else {
+      FileHandle.standardError.write(
+        Data(
+          "--scratch \(path) exists; name a directory that does not, which the run makes and removes\n".utf8))
       exit(2)
     }
     scratchPath = path

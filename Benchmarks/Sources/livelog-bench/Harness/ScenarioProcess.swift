@@ -10,7 +10,7 @@ struct ScenarioProcess {
   let scenario: Scenario
   let quick: Bool
   let sizes: [Int]?
-  /// Where the child writes its JSON (in the parent's scratch directory).
+  /// The parent's scratch directory: the child's stores go in `NAME/`, its results in `NAME.json`.
   let scratch: URL
 
   /// Runs the scenario and returns its comparisons and, when the child did not finish cleanly,
