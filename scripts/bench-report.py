@@ -61,7 +61,9 @@ SCENARIOS = {
         "lookups). Each commit is timed on its own, from the typed records (making the mutations, "
         "which reads every field; the ceiling's bytes are encoded already); the size column is the "
         "number of records written. Since 81636f3 the mutations are made inside the timed region: "
-        "figures from before are not comparable.",
+        "figures from before are not comparable. The durable batches of 100 and 10,000 also run into a "
+        "collection that declares `Repository`'s fields without indexes (`, no indexes`): the log and "
+        "the state alone, the scope issue 2's goal was set for.",
     ),
     "commit": (
         "Small durable commits",
@@ -320,22 +322,28 @@ def goal_at_size(results, scenario, name, size, describe, check):
 def ingest_goals(results):
     goals = []
     for batch in (100, 10_000):
-        name = f"batch {batch}, durable"
-        comparison = results.find("ingest", name)
-        # Issue 2 set this before the indexes existed; the store has no switch to leave them out, so
-        # LiveLog's figure includes index maintenance and the goal text says so.
+        # Issue 2 set this goal for the log and the state, before indexes existed: it is checked
+        # on a collection that declares Repository's fields without indexes; the figure with
+        # Repository's indexes stands beside it.
+        plain = results.find("ingest", f"batch {batch}, durable, no indexes")
+        indexed = results.find("ingest", f"batch {batch}, durable")
         text = (
             f"batched durable ingest (batch {batch:,}) within 3x of raw LMDB append of the same bytes "
-            "(set before indexes; LiveLog's figure includes them)"
+            "(set before indexes: checked on a collection without indexes)"
         )
-        if comparison is None or ratio(comparison) is None:
+        if plain is None or ratio(plain) is None:
             goals.append(Goal(2, text, "case not in this run", "not measured"))
             continue
-        slower = 1 / ratio(comparison)
+        slower = 1 / ratio(plain)
         measured = (
-            f"LiveLog {fmt_duration(median(comparison))} vs raw {fmt_duration(median(comparison, 'peer'))} "
+            f"LiveLog {fmt_duration(median(plain))} vs raw {fmt_duration(median(plain, 'peer'))} "
             f"per commit: {fmt_number(slower)}x the raw time"
         )
+        if indexed is not None and ratio(indexed):
+            measured += (
+                f"; with Repository's indexes {fmt_duration(median(indexed))}: "
+                f"{fmt_number(1 / ratio(indexed))}x"
+            )
         goals.append(Goal(2, text, measured, verdict(slower <= 3)))
     return goals
 
@@ -1057,12 +1065,16 @@ def headline(results):
     if ingest and ratio(ingest):
         label = f"indexed ingest rows/s, {short_size(ingest['size'])} records, vs SQLite + FTS5 trigram"
         lines.append(Headline(label, [ratio(ingest)], readme="indexed ingest vs SQLite + FTS5"))
-    for durability in ("durable", "no-sync"):
-        raw = results.find("ingest", f"batch 10000, {durability}")
+    for case, label in (
+        ("durable", "durable ingest"),
+        ("no-sync", "no-sync ingest"),
+        ("durable, no indexes", "durable ingest into a collection without indexes"),
+    ):
+        raw = results.find("ingest", f"batch 10000, {case}")
         if raw and ratio(raw):
             lines.append(
                 Headline(
-                    f"{durability} ingest, batches of 10,000, vs raw LMDB append (no state, no indexes)",
+                    f"{label}, batches of 10,000, vs raw LMDB append (no state, no indexes)",
                     [ratio(raw)],
                 )
             )
@@ -1203,7 +1215,7 @@ def make_charts(results, directory):
         left.set_title("Indexed ingest (batches of 10,000, no fsync)")
         left.set_xlabel("records")
         left.set_ylabel("rows/s (log)")
-        for durability, style in (("durable", "-"), ("no-sync", "--")):
+        for durability, style in (("durable", "-"), ("no-sync", "--"), ("durable, no indexes", ":")):
             rows = sorted(
                 ((c, m) for c, m in batches if m["durability"] == durability),
                 key=lambda cm: int(cm[1]["batch"]),
@@ -1218,6 +1230,8 @@ def make_charts(results, directory):
                     color=colours["LiveLog"],
                     label=f"LiveLog, {durability}",
                 )
+                if "no indexes" in durability:
+                    continue  # the same raw appends as the durable line's
                 right.plot(
                     xs,
                     [throughput(c, "peer") for c, _ in rows],
@@ -1683,6 +1697,8 @@ def render(results, source, output, charts, chart_note, baseline=None, baseline_
         "### How it runs",
         "",
         "When several scenarios are selected (as `make bench` does: all of them), each runs in a process of its own: `livelog-bench` starts itself again with `--in-process --scenario NAME --json FILE --scratch DIR` (and `--quick`, `--sizes` as given) for each and gathers their results; `--in-process` runs them all in one process, as before, and a single selected scenario runs in the process itself. In one process, a scenario measured slower after the others than alone: replay at 1M records (1,248,734 events), run right after the live queries, took 5.17–5.67 s in five of six runs (the sixth, under a profiler, 4.55 s); run alone, 4.19–4.72 s in five of six runs (the sixth, under a profiler, 5.02 s), the same build on the same machine within one hour. Why was not pinned down: not the kernel's unwritten pages (a `sync` before the replay changed nothing), nor malloc's moving threshold for large blocks (fixed by `GLIBC_TUNABLES`, nothing changed).",
+        "",
+        "After each child the parent removes the child's scratch directory, and stops (SIGKILL) any process still running whose arguments name a path under it: the `nats-server`s the replication scenario starts keep their files there, and outlive a child that crashed. A child that crashed, failed, or left a process running makes the run exit 1, with the other scenarios' results kept.",
         "",
     ]
     return "\n".join(lines)

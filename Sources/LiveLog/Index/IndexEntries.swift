@@ -15,11 +15,11 @@ struct IndexEntries: Equatable, Sendable {
 
   /// The entries of a record whose values (by slot) are `values`, for every index of `schema`.
   init(_ values: [FieldValue], schema: CollectionSchema) {
-    self.init(values, fields: schema.fields)
+    self.init(values, fields: schema.indexedFields)
   }
 
   /// The entries for the indexes of `fields` only.
-  init(_ values: [FieldValue], fields: [Field]) {
+  init(_ values: [FieldValue], fields: [IndexedField]) {
     struct Collector: IndexEntrySink {
       var trigrams: [UInt64] = []
       var terms: [[UInt8]] = []
@@ -58,9 +58,10 @@ struct IndexEntries: Equatable, Sendable {
   /// verification computes from record bytes (`StateContent.fingerprint`) through the per-field
   /// functions below.
   static func forEach(
-    in values: [FieldValue], fields: [Field], scratch: inout [UInt8], into sink: inout some IndexEntrySink
+    in values: [FieldValue], fields: [IndexedField], scratch: inout [UInt8],
+    into sink: inout some IndexEntrySink
   ) {
-    for field in fields where !field.indexes.isEmpty {
+    for field in fields {
       let value = field.position < values.count ? values[field.position] : .null
       forEach(
         of: value, position: field.position, type: field.type, indexes: field.indexes, scratch: &scratch,
@@ -80,15 +81,12 @@ struct IndexEntries: Equatable, Sendable {
   ) throws(MalformedBytes) {
     var reader = ByteReader(bytes)
     let stored = try RecordCodec.readHeader(&reader)
-    let fields = schema.fields
     for slot in 0..<stored {
-      // The field's parts read in place, not the field: a copy of it per record and slot
-      // retained its name, from every core at once, and cost a verification a few percent.
-      guard let index = schema.fieldIndex(atSlot: slot), !fields[index].indexes.isEmpty else {
+      guard let field = schema.indexedField(atSlot: slot) else {
         _ = try RecordCodec.skipValue(&reader)
         continue
       }
-      let (position, type, indexes) = (fields[index].position, fields[index].type, fields[index].indexes)
+      let (position, type, indexes) = (field.position, field.type, field.indexes)
       var text = reader
       if type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
         let utf8 = try text.readLengthPrefixed()
@@ -101,18 +99,18 @@ struct IndexEntries: Equatable, Sendable {
       let value = try RecordCodec.readValue(&reader)
       guard value.fits(type) else {
         throw MalformedBytes(
-          offset: reader.offset, reason: "field \(fields[index].name) holds a value of the wrong type")
+          offset: reader.offset,
+          reason: "field \(schema.field(atSlot: slot)?.name ?? "\(slot)") holds a value of the wrong type")
       }
       forEach(of: value, position: position, type: type, indexes: indexes, scratch: &scratch, into: &sink)
     }
     guard reader.isAtEnd else {
       throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
     }
-    // By index, as above: a copy of a field retains its name.
-    for index in fields.indices where fields[index].position >= stored && !fields[index].indexes.isEmpty {
+    for field in schema.indexedFields where field.position >= stored {
       forEach(
-        of: .null, position: fields[index].position, type: fields[index].type, indexes: fields[index].indexes,
-        scratch: &scratch, into: &sink)
+        of: .null, position: field.position, type: field.type, indexes: field.indexes, scratch: &scratch,
+        into: &sink)
     }
   }
 

@@ -19,6 +19,8 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
   private var bySlot: [Int] { storage.bySlot }
   /// What is wrong with the declaration, if anything; `validated()` throws it.
   private var problem: SchemaError? { storage.problem }
+  /// The fields with at least one index, in slot order, as the indexes read them.
+  var indexedFields: [IndexedField] { storage.indexedFields }
 
   /// The schema's parts, which every copy shares: a schema is copied into each query's run and
   /// results, and in a profile copying seven references took a twentieth of a small query's time.
@@ -30,6 +32,9 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
     let byName: [String: Int]
     let bySlot: [Int]
     let problem: SchemaError?
+    let indexedFields: [IndexedField]
+    /// Each slot's indexed field, `nil` for a slot without indexes, free or retired.
+    let indexedBySlot: [IndexedField?]
 
     init(
       name: String, fields: [Field], primaryKey: Field, slotCount: Int, byName: [String: Int], bySlot: [Int],
@@ -42,6 +47,12 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
       self.byName = byName
       self.bySlot = bySlot
       self.problem = problem
+      indexedFields = fields.compactMap(IndexedField.init)
+      var indexedBySlot = [IndexedField?](repeating: nil, count: bySlot.count)
+      for field in indexedFields where indexedBySlot.indices.contains(field.position) {
+        indexedBySlot[field.position] = field
+      }
+      self.indexedBySlot = indexedBySlot
     }
   }
   private let storage: Storage
@@ -122,6 +133,11 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
   /// The field stored in `slot`, or `nil` for a free or retired slot.
   func field(atSlot slot: Int) -> Field? {
     fieldIndex(atSlot: slot).map { fields[$0] }
+  }
+
+  /// The field stored in `slot` as the indexes read it, or `nil` for a slot without indexes.
+  func indexedField(atSlot slot: Int) -> IndexedField? {
+    slot >= 0 && slot < storage.indexedBySlot.count ? storage.indexedBySlot[slot] : nil
   }
 
   /// The index in `fields` of the field stored in `slot`, or `nil` for a free or retired slot:

@@ -265,7 +265,7 @@ extension RecentIndexJob {
       }
       let values = target.slotValues(declared)
       guard RecordValues(schema: schema, values: values).firstMismatch() == nil else { return nil }
-      return encoder.indexes(values: values, fields: schema.fields)
+      return encoder.indexes(values: values, fields: schema.indexedFields)
     }
   }
 }

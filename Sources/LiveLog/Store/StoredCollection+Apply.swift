@@ -98,7 +98,7 @@ extension StoredCollection {
       case .inserted, .updated:
         let indexes =
           try change.placeInBatch.flatMap { prepared[$0] }
-          ?? encoder.indexes(values: newValues(of: change), fields: schema.fields)
+          ?? encoder.indexes(values: newValues(of: change), fields: schema.indexedFields)
         value = withKeyBytes(change.key) {
           RecentEntry.entry(
             isNew: change.kind == .inserted || wasNew == true, lsn: change.lsn, key: $0, indexes: indexes)

@@ -188,10 +188,9 @@ extension StoredCollection {
   static func changedEntries(from old: [FieldValue], to new: [FieldValue], schema: CollectionSchema)
     -> (old: IndexEntries, new: IndexEntries)
   {
-    let changed = schema.fields.filter { field in
-      !field.indexes.isEmpty
-        && (field.position < old.count ? old[field.position] : .null)
-          != (field.position < new.count ? new[field.position] : .null)
+    let changed = schema.indexedFields.filter { field in
+      (field.position < old.count ? old[field.position] : .null)
+        != (field.position < new.count ? new[field.position] : .null)
     }
     guard !changed.isEmpty else { return (IndexEntries(), IndexEntries()) }
     return (IndexEntries(old, fields: changed), IndexEntries(new, fields: changed))

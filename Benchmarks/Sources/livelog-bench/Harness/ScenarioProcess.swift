@@ -38,11 +38,17 @@ struct ScenarioProcess {
     fflush(nil)
     try child.run()
     child.waitUntilExit()
-    // A child that crashed left its stores behind.
+    // A child that crashed left its servers running and its stores behind.
+    let stopped = Self.killProcesses(naming: directory.path, except: child.processIdentifier)
     try? FileManager.default.removeItem(at: directory)
-    let ending =
+    var ending =
       child.terminationReason == .uncaughtSignal
       ? "killed by signal \(child.terminationStatus)" : "exit status \(child.terminationStatus)"
+    if !stopped.isEmpty {
+      ending +=
+        "; stopped the \(stopped.count) processes it left running (ids "
+        + stopped.map(String.init).joined(separator: ", ") + ")"
+    }
     let comparisons: [Comparison]
     do {
       comparisons = try JSONDecoder().decode(Report.Document.self, from: Data(contentsOf: json)).comparisons
@@ -50,8 +56,26 @@ struct ScenarioProcess {
       return ([], "scenario \(scenario.name) wrote no results (\(ending))")
     }
     let failure =
-      child.terminationReason == .exit && child.terminationStatus == 0
+      child.terminationReason == .exit && child.terminationStatus == 0 && stopped.isEmpty
       ? nil : "scenario \(scenario.name) failed (\(ending))"
     return (comparisons, failure)
+  }
+
+  /// Kills (SIGKILL) every process but `child` whose arguments name `path` or a file under it,
+  /// and returns their ids: the `nats-server`s a scenario starts keep their files under its
+  /// directory (`BenchmarkNATSServer`), and outlive a child that crashed. Reads Linux's `/proc`;
+  /// finds none where there is no `/proc`.
+  static func killProcesses(naming path: String, except child: Int32) -> [Int32] {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+    var killed: [Int32] = []
+    for entry in entries {
+      guard let id = Int32(entry), id != child, id != getpid(),
+        let line = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+      else { continue }
+      let arguments = line.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+      guard arguments.contains(where: { $0 == path || $0.hasPrefix(path + "/") }) else { continue }
+      if kill(id, SIGKILL) == 0 { killed.append(id) }
+    }
+    return killed
   }
 }

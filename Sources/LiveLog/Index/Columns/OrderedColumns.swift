@@ -25,8 +25,8 @@ struct OrderedColumns {
     slots = Self.orderedFields(of: schema).map { UInt8(truncatingIfNeeded: $0.position) }
   }
 
-  static func orderedFields(of schema: CollectionSchema) -> [Field] {
-    schema.fields.filter { $0.indexes.contains(.ordered) }
+  static func orderedFields(of schema: CollectionSchema) -> [IndexedField] {
+    schema.indexedFields.filter { $0.indexes.contains(.ordered) }
   }
 
   static func key(block: UInt64, slot: UInt8) -> UInt64 { block << 8 | UInt64(slot) }
@@ -54,7 +54,7 @@ struct OrderedColumns {
   }
 
   /// The change that files a row whose values (by slot) are `values`.
-  static func change(row: Row, values: [FieldValue], fields: [Field]) -> Change {
+  static func change(row: Row, values: [FieldValue], fields: [IndexedField]) -> Change {
     Change(
       row: row,
       keys: fields.map { field in

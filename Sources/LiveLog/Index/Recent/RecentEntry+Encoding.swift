@@ -43,7 +43,7 @@ extension RecentEntry {
     /// The part of an entry after its header: what the indexes file for a record whose values
     /// (by slot) are `values`, under `fields`. It depends on the record alone, so that it can be
     /// encoded before the commit knows the row's version (`RecentIndexJob`).
-    mutating func indexes(values: [FieldValue], fields: [Field]) -> [UInt8] {
+    mutating func indexes(values: [FieldValue], fields: [IndexedField]) -> [UInt8] {
       codes.removeAll(keepingCapacity: true)
       termBytes.removeAll(keepingCapacity: true)
       termEnds.removeAll(keepingCapacity: true)

@@ -42,9 +42,9 @@ struct SegmentBuilder: Sendable {
     trigramKeys = buffers?.take() ?? []
     trigramKeys.removeAll(keepingCapacity: true)
     self.schema = schema
-    substring = schema.fields.filter { $0.indexes.contains(.substring) }.map(\.position)
-    equality = schema.fields.filter { $0.indexes.contains(.equality) }.map(\.position)
-    orderedFields = schema.fields.filter { $0.indexes.contains(.ordered) }.map {
+    substring = schema.indexedFields.filter { $0.indexes.contains(.substring) }.map(\.position)
+    equality = schema.indexedFields.filter { $0.indexes.contains(.equality) }.map(\.position)
+    orderedFields = OrderedColumns.orderedFields(of: schema).map {
       (UInt8(truncatingIfNeeded: $0.position), OrderedKey.width(of: $0.type), $0.type)
     }
     ordered = Array(repeating: [], count: orderedFields.count)
