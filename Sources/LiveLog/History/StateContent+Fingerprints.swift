@@ -173,8 +173,7 @@ extension StateContent {
         entry = try cursor.next()
       }
     }
-    let widthOf = collection.orderedWidths
-    let widths = (0...255).map { widthOf(UInt8($0)) }
+    let widths = collection.orderedWidths
     let shared = MapShared((blocks: blocks, recent: recent))
     let shares = try ParallelMap.mapParts(blocks.count, minimum: 256) { part in
       let (blocks, recent) = shared.value

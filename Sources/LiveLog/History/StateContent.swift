@@ -343,7 +343,7 @@ enum StateContent {
           guard let value = view.orderedKey(field: slot) else { continue }
           key.removeAll(keepingCapacity: true)
           key.append(slot)
-          value.append(to: &key, width: width(slot))
+          value.append(to: &key, width: width[Int(slot)])
           try key.withUnsafeBytes { try body(.ordered, $0, row, none) }
         }
       }
@@ -364,7 +364,7 @@ enum StateContent {
   static func checkCoveredKeys(
     _ sum: UInt64, of collection: StoredCollection, shadowed: Set<Row>, _ txn: some ReadableTransaction
   ) throws {
-    let perRow = UInt64(collection.schema.fields.filter { $0.indexes.contains(.ordered) }.count)
+    let perRow = UInt64(OrderedColumns.orderedFields(of: collection.schema).count)
     var expected: UInt64 = 0
     do {
       try collection.rowTable.forEachBlock(txn) { block in

@@ -48,11 +48,7 @@ public struct CollectionSchema: Sendable, Hashable, CustomStringConvertible {
       self.bySlot = bySlot
       self.problem = problem
       indexedFields = fields.compactMap(IndexedField.init)
-      var indexedBySlot = [IndexedField?](repeating: nil, count: bySlot.count)
-      for field in indexedFields where indexedBySlot.indices.contains(field.position) {
-        indexedBySlot[field.position] = field
-      }
-      self.indexedBySlot = indexedBySlot
+      indexedBySlot = bySlot.map { $0 >= 0 ? IndexedField(fields[$0]) : nil }
     }
   }
   private let storage: Storage

@@ -72,12 +72,14 @@ enum RecordCodec {
     var reader = ByteReader(bytes)
     let count = try readHeader(&reader)
     var values = [FieldValue](repeating: .null, count: max(schema.slotCount, 0))
+    // Each field's type read in place: a copy of the field per record and slot retained its name.
+    let fields = schema.fields
     for slot in 0..<count {
       let value = try readValue(&reader)
-      guard slot < values.count, let field = schema.field(atSlot: slot) else { continue }
-      guard value.fits(field.type) else {
+      guard slot < values.count, let index = schema.fieldIndex(atSlot: slot) else { continue }
+      guard value.fits(fields[index].type) else {
         throw MalformedBytes(
-          offset: reader.offset, reason: "field \(field.name) holds a value of the wrong type")
+          offset: reader.offset, reason: "field \(fields[index].name) holds a value of the wrong type")
       }
       values[slot] = value
     }

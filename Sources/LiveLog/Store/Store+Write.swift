@@ -259,13 +259,15 @@ extension RecentIndexJob {
     let recent = try txn.statistics(target.collection.databases.recent).entries
     guard RecentRows.files(batch.count, besides: recent, capacity: recentCapacity) else { return nil }
     let (schema, indices) = (target.collection.schema, batch.indices)
+    // Taken once, not from every core per record.
+    let indexed = schema.indexedFields
     return RecentIndexJob(count: indices.count) { position, encoder in
       guard places[position] != nil, case .upsert(let declared) = mutations[indices[position]].change else {
         return nil
       }
       let values = target.slotValues(declared)
       guard RecordValues(schema: schema, values: values).firstMismatch() == nil else { return nil }
-      return encoder.indexes(values: values, fields: schema.indexedFields)
+      return encoder.indexes(values: values, fields: indexed)
     }
   }
 }

@@ -76,6 +76,7 @@ extension StoredCollection {
       job.cancel()
     }
     var encoder = RecentEntry.Encoder()
+    let indexed = schema.indexedFields
     // Rows past the last recent one (new rows, mostly) are appended (`MDB_APPEND`): a page they
     // fill is left full, where a put splits it in the middle and leaves it so; and they need no
     // lookup, having no entry yet.
@@ -98,7 +99,7 @@ extension StoredCollection {
       case .inserted, .updated:
         let indexes =
           try change.placeInBatch.flatMap { prepared[$0] }
-          ?? encoder.indexes(values: newValues(of: change), fields: schema.indexedFields)
+          ?? encoder.indexes(values: newValues(of: change), fields: indexed)
         value = withKeyBytes(change.key) {
           RecentEntry.entry(
             isNew: change.kind == .inserted || wasNew == true, lsn: change.lsn, key: $0, indexes: indexes)

@@ -39,15 +39,16 @@ struct ScenarioProcess {
     try child.run()
     child.waitUntilExit()
     // A child that crashed left its servers running and its stores behind.
-    let stopped = Self.killProcesses(naming: directory.path, except: child.processIdentifier)
+    let (stopped, unstoppable) = Self.killProcesses(naming: directory.path, except: child.processIdentifier)
     try? FileManager.default.removeItem(at: directory)
     var ending =
       child.terminationReason == .uncaughtSignal
       ? "killed by signal \(child.terminationStatus)" : "exit status \(child.terminationStatus)"
     if !stopped.isEmpty {
-      ending +=
-        "; stopped the \(stopped.count) processes it left running (ids "
-        + stopped.map(String.init).joined(separator: ", ") + ")"
+      ending += "; stopped \(Self.processes(stopped)) it left running"
+    }
+    if !unstoppable.isEmpty {
+      ending += "; could not stop \(Self.processes(unstoppable)) it left running"
     }
     let comparisons: [Comparison]
     do {
@@ -57,25 +58,40 @@ struct ScenarioProcess {
     }
     let failure =
       child.terminationReason == .exit && child.terminationStatus == 0 && stopped.isEmpty
+        && unstoppable.isEmpty
       ? nil : "scenario \(scenario.name) failed (\(ending))"
     return (comparisons, failure)
   }
 
-  /// Kills (SIGKILL) every process but `child` whose arguments name `path` or a file under it,
-  /// and returns their ids: the `nats-server`s a scenario starts keep their files under its
-  /// directory (`BenchmarkNATSServer`), and outlive a child that crashed. Reads Linux's `/proc`;
-  /// finds none where there is no `/proc`.
-  static func killProcesses(naming path: String, except child: Int32) -> [Int32] {
-    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-    var killed: [Int32] = []
+  /// Kills (SIGKILL) every process but `child` whose arguments name `path` or a file under it (as
+  /// an argument of its own: `-sd DIR`, not `--store_dir=DIR`), waits up to a second for each to
+  /// go, and returns what became of them: the `nats-server`s a scenario starts keep their files
+  /// under its directory (`BenchmarkNATSServer`), and outlive a child that crashed. Reads Linux's
+  /// `/proc`; finds none where there is none.
+  static func killProcesses(naming path: String, except child: Int32) -> (stopped: [Int32], failed: [Int32]) {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return ([], []) }
+    var (stopped, failed): ([Int32], [Int32]) = ([], [])
     for entry in entries {
       guard let id = Int32(entry), id != child, id != getpid(),
         let line = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
       else { continue }
       let arguments = line.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
       guard arguments.contains(where: { $0 == path || $0.hasPrefix(path + "/") }) else { continue }
-      if kill(id, SIGKILL) == 0 { killed.append(id) }
+      if kill(id, SIGKILL) == 0 { stopped.append(id) } else { failed.append(id) }
     }
-    return killed
+    // Gone, or a zombie its new parent has yet to reap: its files are closed either way.
+    func isRunning(_ id: Int32) -> Bool {
+      guard let stat = FileManager.default.contents(atPath: "/proc/\(id)/stat") else { return false }
+      let fields = String(decoding: stat, as: UTF8.self).split(separator: ")").last?.split(separator: " ")
+      return fields?.first != "Z"
+    }
+    let deadline = Date().addingTimeInterval(1)
+    while stopped.contains(where: isRunning) && Date() < deadline { usleep(10_000) }
+    return (stopped, failed)
+  }
+
+  /// "process 12" or "processes 12, 13".
+  private static func processes(_ ids: [Int32]) -> String {
+    (ids.count == 1 ? "process " : "processes ") + ids.map(String.init).joined(separator: ", ")
   }
 }
