@@ -63,9 +63,7 @@ struct IndexEntries: Equatable, Sendable {
   ) {
     for field in fields {
       let value = field.position < values.count ? values[field.position] : .null
-      forEach(
-        of: value, position: field.position, type: field.type, indexes: field.indexes, scratch: &scratch,
-        into: &sink)
+      forEach(of: value, field: field, scratch: &scratch, into: &sink)
     }
   }
 
@@ -86,68 +84,64 @@ struct IndexEntries: Equatable, Sendable {
         _ = try RecordCodec.skipValue(&reader)
         continue
       }
-      let (position, type, indexes) = (field.position, field.type, field.indexes)
       var text = reader
-      if type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
+      if field.type == .string, try text.readByte() == RecordCodec.Tag.string.rawValue {
         let utf8 = try text.readLengthPrefixed()
         if String.isASCII(utf8: utf8) {
-          forEach(ascii: utf8, position: position, indexes: indexes, scratch: &scratch, into: &sink)
+          forEach(ascii: utf8, field: field, scratch: &scratch, into: &sink)
           reader = text
           continue
         }
       }
       let value = try RecordCodec.readValue(&reader)
-      guard value.fits(type) else {
+      guard value.fits(field.type) else {
         throw MalformedBytes(
           offset: reader.offset,
           reason: "field \(schema.field(atSlot: slot)?.name ?? "\(slot)") holds a value of the wrong type")
       }
-      forEach(of: value, position: position, type: type, indexes: indexes, scratch: &scratch, into: &sink)
+      forEach(of: value, field: field, scratch: &scratch, into: &sink)
     }
     guard reader.isAtEnd else {
       throw MalformedBytes(offset: reader.offset, reason: "\(reader.remaining) bytes after the last field")
     }
     for field in schema.indexedFields where field.position >= stored {
-      forEach(
-        of: .null, position: field.position, type: field.type, indexes: field.indexes, scratch: &scratch,
-        into: &sink)
+      forEach(of: .null, field: field, scratch: &scratch, into: &sink)
     }
   }
 
-  /// `forEach(in:fields:scratch:into:)` for one field, at slot `position`, whose value is `value`.
+  /// `forEach(in:fields:scratch:into:)` for one field whose value is `value`.
   @inline(__always)
   static func forEach(
-    of value: FieldValue, position: Int, type: FieldType, indexes: IndexKinds, scratch: inout [UInt8],
-    into sink: inout some IndexEntrySink
+    of value: FieldValue, field: IndexedField, scratch: inout [UInt8], into sink: inout some IndexEntrySink
   ) {
-    if indexes.contains(.substring), case .string(let text) = value {
-      TrigramPostings.append(text, field: position) { sink.trigram($0) }
+    if field.indexes.contains(.substring), case .string(let text) = value {
+      TrigramPostings.append(text, field: field.position) { sink.trigram($0) }
     }
-    if indexes.contains(.equality) {
-      IndexKeys.forEachTerm(of: value, field: position, scratch: &scratch) { sink.term($0) }
+    if field.indexes.contains(.equality) {
+      IndexKeys.forEachTerm(of: value, field: field.position, scratch: &scratch) { sink.term($0) }
     }
-    if indexes.contains(.ordered) {
+    if field.indexes.contains(.ordered) {
       sink.ordered(
         OrderedEntry(
-          field: UInt8(position), key: OrderedKey(value, type: type), row: 0,
-          width: OrderedKey.width(of: type)))
+          field: UInt8(field.position), key: OrderedKey(value, type: field.type), row: 0,
+          width: OrderedKey.width(of: field.type)))
     }
   }
 
-  /// `forEach(of:position:type:indexes:scratch:into:)` for a string field whose value's UTF-8
-  /// `bytes` are all ASCII (`String.isASCII(utf8:)`), read where they are stored rather than made
-  /// into a `String`. A string field has no ordered index (`FieldType.allowedIndexes`).
+  /// `forEach(of:field:scratch:into:)` for a string field whose value's UTF-8 `bytes` are all
+  /// ASCII (`String.isASCII(utf8:)`), read where they are stored rather than made into a
+  /// `String`. A string field has no ordered index (`FieldType.allowedIndexes`).
   @inline(__always)
   static func forEach(
-    ascii bytes: UnsafeRawBufferPointer, position: Int, indexes: IndexKinds, scratch: inout [UInt8],
+    ascii bytes: UnsafeRawBufferPointer, field: IndexedField, scratch: inout [UInt8],
     into sink: inout some IndexEntrySink
   ) {
-    if indexes.contains(.substring) {
-      TrigramPostings.append(ascii: bytes, field: position) { sink.trigram($0) }
+    if field.indexes.contains(.substring) {
+      TrigramPostings.append(ascii: bytes, field: field.position) { sink.trigram($0) }
     }
-    if indexes.contains(.equality) {
+    if field.indexes.contains(.equality) {
       scratch.removeAll(keepingCapacity: true)
-      IndexKeys.appendTermPrefix(field: position, ascii: bytes, to: &scratch)
+      IndexKeys.appendTermPrefix(field: field.position, ascii: bytes, to: &scratch)
       scratch.withUnsafeBytes { sink.term($0) }
     }
   }

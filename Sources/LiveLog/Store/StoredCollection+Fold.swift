@@ -165,10 +165,8 @@ extension StoredCollection {
   /// a table read per entry, rather than a field looked up (and copied) per entry.
   var orderedWidths: [Int] {
     var widths = [Int](repeating: 9, count: 256)
-    for slot in widths.indices {
-      if let index = schema.fieldIndex(atSlot: slot) {
-        widths[slot] = OrderedKey.width(of: schema.fields[index].type)
-      }
+    for field in schema.fields where widths.indices.contains(field.position) {
+      widths[field.position] = OrderedKey.width(of: field.type)
     }
     return widths
   }
